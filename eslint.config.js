@@ -1,0 +1,44 @@
+// @ts-check
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+/** Packages that may import `node:*` (architecture.md): everything else is pure. */
+const nodePackages = ["node", "store-etcd", "cli"];
+
+export default tseslint.config(
+  { ignores: ["**/dist/**", "**/node_modules/**", ".tsout/**", "docs/api/**", "coverage/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ["**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/consistent-type-imports": "error",
+      "no-restricted-syntax": [
+        "error",
+        { selector: "ExportAllDeclaration", message: "Name every export: no `export *` (conventions.md)." },
+      ],
+    },
+  },
+  {
+    files: ["packages/*/src/**/*.ts"],
+    ignores: [
+      ...nodePackages.map((p) => `packages/${p}/**`),
+      "packages/*/src/**/*.test.ts",
+      "packages/*/src/**/*.bench.ts",
+    ],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^node:",
+              message: "Pure packages run in any runtime: node:* belongs in @orch/node, @orch/store-etcd or @orch/cli.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+);

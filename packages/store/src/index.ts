@@ -1,0 +1,2 @@
+export type { Entry, GetOptions, ListOptions, ListResult, Store, StoreEvent, StoreEventType } from "./store.js";
+export { systemClock, type Clock } from "./clock.js";
