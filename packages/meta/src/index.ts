@@ -79,3 +79,4 @@ export {
   type QualifiedResource,
   type StatusErrorOptions,
 } from "./status-error.js";
+export { formatResourceVersion, parseResourceVersion } from "./resource-version.js";
