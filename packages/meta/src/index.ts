@@ -80,3 +80,73 @@ export {
   type StatusErrorOptions,
 } from "./status-error.js";
 export { formatResourceVersion, parseResourceVersion } from "./resource-version.js";
+export {
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  totalAnnotationSizeLimitBytes,
+  validateAnnotations,
+  validateDNS1123Label,
+  validateDNS1123Subdomain,
+  validateLabels,
+  validateLabelValue,
+  validateObjectName,
+  validateQualifiedName,
+  type FieldPathLike,
+  type ObjectNameOptions,
+} from "./validation.js";
+export {
+  LabelSelector,
+  everything,
+  labelSelectorFromObject,
+  labelSelectorToObject,
+  nothing,
+  parseLabelSelector,
+  type LabelSelectorConversion,
+  type LabelSelectorObject,
+  type LabelSelectorObjectOperator,
+  type LabelSelectorObjectRequirement,
+  type LabelSelectorOperator,
+  type LabelSelectorRequirement,
+  type Labels,
+} from "./label-selector.js";
+export {
+  FieldSelector,
+  escapeFieldSelectorValue,
+  parseFieldSelector,
+  unescapeFieldSelectorValue,
+  type FieldSelectorOperator,
+  type FieldSelectorRequirement,
+  type Fields,
+} from "./field-selector.js";
+export {
+  Quantity,
+  compareQuantities,
+  newMilliQuantity,
+  newQuantity,
+  parseQuantity,
+  type QuantityFormat,
+} from "./quantity.js";
+export {
+  formatMicroTime,
+  formatTime,
+  normalizeMicroTime,
+  normalizeTime,
+  parseMicroTime,
+  parseTime,
+} from "./time.js";
+export {
+  formatAPIVersion,
+  formatGroupKind,
+  formatGroupResource,
+  formatGroupVersionKind,
+  formatGroupVersionResource,
+  gvkOf,
+  parseAPIVersion,
+  parseGroupKind,
+  parseGroupResource,
+  type GroupKind,
+  type GroupResource,
+  type GroupVersion,
+  type GroupVersionKind,
+  type GroupVersionResource,
+} from "./gvk.js";
