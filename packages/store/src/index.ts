@@ -1,2 +1,4 @@
 export type { Entry, GetOptions, ListOptions, ListResult, Store, StoreEvent, StoreEventType } from "./store.js";
 export { systemClock, type Clock } from "./clock.js";
+export { FakeClock } from "./fake-clock.js";
+export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
