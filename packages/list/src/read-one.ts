@@ -1,0 +1,29 @@
+/**
+ * The read of a get: one key, with the resourceVersion semantics of spec 1's get table.
+ * @module
+ */
+import type { Clock, Entry, Store } from "@orch/store";
+import { waitForRevision } from "./internal/wait-for-revision.js";
+import type { GetPlan } from "./read-plan.js";
+
+/** Options of {@link readOne}. */
+export interface ReadOneOptions {
+  /** How long to wait for a revision the store has not reached, in ms of `clock`; default 3000. */
+  waitMs?: number;
+  /** The clock the wait is measured on. */
+  clock: Clock;
+}
+
+/**
+ * Reads the entry at `key` as a get `plan` says: `MostRecent` and `Any` read the newest
+ * revision; `NotOlderThan` first waits (bounded by `waitMs` on `clock`) until the store has
+ * reached the plan's revision, then reads the newest.
+ *
+ * @returns the entry, or undefined when the key is absent (the caller's 404).
+ * @throws StatusError 504 `Too large resource version` (Retry-After 1) when the store does not
+ *   reach the revision in time; store errors pass through.
+ */
+export async function readOne(store: Store, key: string, plan: GetPlan, opts: ReadOneOptions): Promise<Entry | undefined> {
+  if (plan.kind === "NotOlderThan") await waitForRevision(store, plan.revision, opts.clock, opts.waitMs);
+  return store.get(key);
+}
