@@ -128,15 +128,15 @@ export function storeCases(sizes: StoreBenchSizes): Case[] {
     {
       name: `list: 500-item page of ${sizes.keys.toLocaleString("en")} keys`,
       target: 2,
-      ops: 100,
+      ops: 2000,
       async setup() {
         const { store, sorted, afters } = await listState();
         return {
           subject: async () => {
-            for (const after of afters) await store.list(prefix, { after, limit: 500 });
+            for (let pass = 0; pass < 20; pass++) for (const after of afters) await store.list(prefix, { after, limit: 500 });
           },
           baseline: async () => {
-            for (const after of afters) await Promise.resolve(slicePage(sorted, after, 500));
+            for (let pass = 0; pass < 20; pass++) for (const after of afters) await Promise.resolve(slicePage(sorted, after, 500));
           },
         };
       },

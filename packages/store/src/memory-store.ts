@@ -63,9 +63,9 @@ function prefixEndOf(prefix: string): string | undefined {
  * must not escape; `Array.prototype.concat` copies each chunk once, in bounded batches so no call
  * gets too many arguments.
  */
-function join(chunks: Entry[][], shared: boolean): Entry[] {
+function join(chunks: Entry[][]): Entry[] {
   if (chunks.length === 0) return [];
-  if (chunks.length === 1) return shared ? (chunks[0] as Entry[]).slice() : (chunks[0] as Entry[]);
+  if (chunks.length === 1) return chunks[0] as Entry[];
   if (chunks.length <= 4096) return ([] as Entry[]).concat(...chunks);
   let out: Entry[] = [];
   for (let i = 0; i < chunks.length; i += 4096) out = out.concat(...chunks.slice(i, i + 4096));
@@ -359,40 +359,33 @@ export class MemoryStore implements Store {
     if (inRange < 0) inRange = 0;
     const want = limit > 0 && limit < inRange ? limit : inRange;
 
-    // Gather the page as chunks (a leaf's own array when the page spans all of it, a slice, or a
-    // copy without dead keys) and join them once.
-    const chunks: Entry[][] = [];
-    let shared = false;
+    // The first leaf's part is one slice; later leaves append to it in place, so every entry of
+    // the page is copied exactly once (a concat of slices would copy twice).
+    let out: Entry[] | undefined;
     let count = 0;
     let leaf: Leaf | undefined = cursor.leaf;
     let i = cursor.pos;
     while (count < want && leaf !== undefined) {
       const ents = leaf.ents;
-      if (leaf.live === ents.length) {
-        const stop = ents.length - i > want - count ? i + (want - count) : ents.length;
-        if (i === 0 && stop === ents.length) {
-          chunks.push(ents as Entry[]);
-          shared = true;
-        } else if (i < stop) {
-          chunks.push(ents.slice(i, stop) as Entry[]);
-        }
-        count += stop - i;
+      if (out === undefined && leaf.live === ents.length) {
+        const stop = ents.length - i > want ? i + want : ents.length;
+        out = ents.slice(i, stop) as Entry[];
+        count = stop - i;
       } else {
-        const chunk: Entry[] = [];
+        out ??= [];
         for (; i < ents.length && count < want; i++) {
           const e = ents[i];
           if (e !== undefined) {
-            chunk.push(e);
+            out.push(e);
             count++;
           }
         }
-        chunks.push(chunk);
       }
       leaf = leaf.next;
       i = 0;
     }
     const remaining = inRange - want;
-    return { entries: join(chunks, shared), revision: this.#rev, more: remaining > 0, remaining };
+    return { entries: out ?? [], revision: this.#rev, more: remaining > 0, remaining };
   }
 
   /** A page at a past revision. */
@@ -439,7 +432,7 @@ export class MemoryStore implements Store {
       leaf = leaf.next;
       i = 0;
     }
-    const entries = join(chunks, false);
+    const entries = join(chunks);
     const remaining = limit > 0 && count === limit ? this.#remainingAt(revision, (entries[count - 1] as Entry).key, end) : 0;
     return { entries, revision, more: remaining > 0, remaining };
   }

@@ -27,7 +27,7 @@ function scanFrom(leaf: Leaf | undefined, pos: number): string[] {
 
 describe("KeyIndex", () => {
   it("keeps ascending appends packed and ordered", () => {
-    const index = new KeyIndex();
+    const index = new KeyIndex({ leafMax: 512, branchMax: 64 });
     let revision = 0;
     for (let i = 0; i < 40_000; i++) {
       const key = `k${String(i).padStart(6, "0")}`;
@@ -44,7 +44,7 @@ describe("KeyIndex", () => {
 
   it("matches a sorted model under random inserts, liveness changes and removals", () => {
     const random = rng(42);
-    const index = new KeyIndex();
+    const index = new KeyIndex({ leafMax: 32, branchMax: 8 });
     const records = new Map<string, KeyRecord>();
     let revision = 0;
     const name = (): string => `/r/${Math.floor(random() * 200_000).toString(36)}`;

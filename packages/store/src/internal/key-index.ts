@@ -18,10 +18,16 @@
 import type { Entry } from "../store.js";
 import type { KeyRecord } from "./key-record.js";
 
-const LEAF_MAX = 512;
-const BRANCH_MAX = 64;
-const LEAF_MIN = LEAF_MAX >> 2;
-const BRANCH_MIN = BRANCH_MAX >> 2;
+/**
+ * Node capacities. Large leaves make a 500-entry page usually one slice of one leaf (the
+ * benchmark's list case); a test passes small ones to exercise many levels cheaply.
+ */
+export interface KeyIndexSizes {
+  leafMax: number;
+  branchMax: number;
+}
+
+const defaultSizes: KeyIndexSizes = { leafMax: 2048, branchMax: 64 };
 
 /** A leaf: parallel arrays of keys, records and current entries, and the next leaf in key order. */
 export class Leaf {
@@ -104,10 +110,22 @@ function addLiveUp(node: Node, delta: number): void {
  * greatest key (ascending names) does not even do that.
  */
 export class KeyIndex {
+  readonly #leafMax: number;
+  readonly #branchMax: number;
+  readonly #leafMin: number;
+  readonly #branchMin: number;
+
   #root: Node = new Leaf([], [], [], 0, 0);
   /** The rightmost leaf. */
   #last: Leaf = this.#root as Leaf;
   #size = 0;
+
+  constructor(sizes: KeyIndexSizes = defaultSizes) {
+    this.#leafMax = sizes.leafMax;
+    this.#branchMax = sizes.branchMax;
+    this.#leafMin = sizes.leafMax >> 2;
+    this.#branchMin = sizes.branchMax >> 2;
+  }
 
   /** Number of records (live or not). */
   get size(): number {
@@ -152,7 +170,7 @@ export class KeyIndex {
     if (entry !== undefined) addLiveUp(leaf, 1);
     leaf.maxRev = revision;
     this.#size++;
-    if (leaf.keys.length > LEAF_MAX) {
+    if (leaf.keys.length > this.#leafMax) {
       // Appending past the greatest key (ascending names) leaves the left node full, not half full.
       const [sep, right] = splitLeaf(leaf, append);
       this.#insertAfter(leaf, sep, right, append);
@@ -171,7 +189,7 @@ export class KeyIndex {
     parent.seps.splice(i, 0, sep);
     parent.children.splice(i + 1, 0, right);
     right.parent = parent;
-    if (parent.children.length > BRANCH_MAX) {
+    if (parent.children.length > this.#branchMax) {
       const [upSep, upRight] = splitBranch(parent, packed);
       this.#insertAfter(parent, upSep, upRight, packed);
     }
@@ -210,10 +228,10 @@ export class KeyIndex {
     let node: Node = leaf;
     let merged = false;
     for (let parent = node.parent; parent !== undefined; parent = node.parent) {
-      const underfull = node instanceof Leaf ? node.keys.length < LEAF_MIN : node.children.length < BRANCH_MIN;
+      const underfull = node instanceof Leaf ? node.keys.length < this.#leafMin : node.children.length < this.#branchMin;
       if (!underfull || parent.children.length < 2) break;
       const i = parent.children.indexOf(node);
-      if (!mergeChildren(parent, i > 0 ? i - 1 : i)) break;
+      if (!mergeChildren(parent, i > 0 ? i - 1 : i, { leafMax: this.#leafMax, branchMax: this.#branchMax })) break;
       merged = true;
       node = parent;
     }
@@ -275,7 +293,7 @@ export class KeyIndex {
       if (node.parent !== parent) throw new Error("wrong parent pointer");
       if (node instanceof Leaf) {
         if (node.keys.length !== node.recs.length || node.keys.length !== node.ents.length) throw new Error("leaf arrays differ in length");
-        if (node.keys.length > LEAF_MAX) throw new Error("leaf overflow");
+        if (node.keys.length > this.#leafMax) throw new Error("leaf overflow");
         for (const [i, k] of node.keys.entries()) {
           if (lo !== undefined && k < lo) throw new Error(`key ${k} below separator ${lo}`);
           if (hi !== undefined && k >= hi) throw new Error(`key ${k} not below separator ${hi}`);
@@ -291,7 +309,7 @@ export class KeyIndex {
         return live;
       }
       if (node.seps.length !== node.children.length - 1) throw new Error("separator count");
-      if (node.children.length > BRANCH_MAX) throw new Error("branch overflow");
+      if (node.children.length > this.#branchMax) throw new Error("branch overflow");
       let live = 0;
       node.children.forEach((c, i) => {
         live += visit(c, node, i === 0 ? lo : node.seps[i - 1], i === node.seps.length ? hi : node.seps[i]);
@@ -339,12 +357,12 @@ function splitBranch(branch: Branch, packed: boolean): [string, Branch] {
 }
 
 /** Merges `parent.children[left + 1]` into `parent.children[left]` when the result fits. */
-function mergeChildren(parent: Branch, left: number): boolean {
+function mergeChildren(parent: Branch, left: number, sizes: KeyIndexSizes): boolean {
   const a = parent.children[left] as Node;
   const b = parent.children[left + 1] as Node;
   if (a instanceof Leaf) {
     const bl = b as Leaf;
-    if (a.keys.length + bl.keys.length > LEAF_MAX) return false;
+    if (a.keys.length + bl.keys.length > sizes.leafMax) return false;
     for (let i = 0; i < bl.keys.length; i++) {
       const rec = bl.recs[i] as KeyRecord;
       a.keys.push(bl.keys[i] as string);
@@ -357,7 +375,7 @@ function mergeChildren(parent: Branch, left: number): boolean {
     a.next = bl.next;
   } else {
     const bb = b as Branch;
-    if (a.children.length + bb.children.length > BRANCH_MAX) return false;
+    if (a.children.length + bb.children.length > sizes.branchMax) return false;
     a.seps.push(parent.seps[left] as string);
     for (const s of bb.seps) a.seps.push(s);
     for (const c of bb.children) {
