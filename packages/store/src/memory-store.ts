@@ -59,8 +59,8 @@ function prefixEndOf(prefix: string): string | undefined {
 }
 
 /**
- * Joins the chunks of a page into one array. A chunk may be a leaf's own array (`shared`), which
- * must not escape; `Array.prototype.concat` copies each chunk once, in bounded batches so no call
+ * Joins the chunks of a page into one array (each chunk is a fresh slice or copy, never a
+ * leaf's own array); `Array.prototype.concat` copies each chunk once, in bounded batches so no call
  * gets too many arguments.
  */
 function join(chunks: Entry[][]): Entry[] {
