@@ -1,0 +1,9 @@
+export type {
+  ResourceStrategy,
+  ResourceType,
+  ResourceVersion,
+  Scope,
+  StrategyContext,
+  TableColumn,
+  Verb,
+} from "./resource-type.js";

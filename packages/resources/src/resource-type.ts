@@ -1,0 +1,98 @@
+/**
+ * What the catalog says about one kind: where it is served, its schema per version, and the
+ * strategy the server applies on every write. The server knows kinds only through this.
+ * @module
+ */
+import type { APIObject, FieldError } from "@orch/meta";
+import type { z } from "zod";
+
+/** Whether objects live in a namespace or across the cluster. */
+export type Scope = "Namespaced" | "Cluster";
+
+/** The verbs a resource type can offer (discovery lists the ones it does). */
+export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
+
+/** One served version of a kind. */
+export interface ResourceVersion {
+  /** `v1`, `v1beta1`, ... */
+  name: string;
+  /** The schema of the whole object (apiVersion, kind, metadata and the rest). */
+  schema: z.ZodType;
+  /** True for the one version objects are stored in. */
+  storage: boolean;
+  /** Served but deprecated: requests get a `Warning` header. */
+  deprecated?: boolean;
+}
+
+/** A Table column and how a cell is computed from an object. */
+export interface TableColumn {
+  name: string;
+  /** OpenAPI type of the cell: `string`, `integer`, `number`, `boolean`. */
+  type: string;
+  /** `date` for timestamps shown as ages, `name` for the Name column. */
+  format?: string;
+  description: string;
+  /** 0 shows by default; higher shows with `-o wide`. */
+  priority: number;
+  /** The cell of `object`. */
+  cell(object: APIObject): unknown;
+}
+
+/** The context a strategy runs in. */
+export interface StrategyContext {
+  /** The product domain (`orch.io` by default). */
+  domain: string;
+  /** Now, in milliseconds since the epoch, from the server's Clock. */
+  now: number;
+}
+
+/**
+ * Per-kind behaviour on writes. Every hook receives a fresh, mutable copy of the object (the
+ * server never hands a stored, frozen value to a hook that may change it).
+ */
+export interface ResourceStrategy {
+  /** Fills defaults the schema cannot express. */
+  defaults?(object: APIObject, ctx: StrategyContext): void;
+  /** Resets what a create may not set (for example `status` when there is a status sub-resource). */
+  prepareForCreate?(object: APIObject, ctx: StrategyContext): void;
+  /** Resets what an update of the main resource may not change (for example `status`). */
+  prepareForUpdate?(object: APIObject, old: APIObject, ctx: StrategyContext): void;
+  /** For a write to `/status`: keeps everything of `old` but the status (and allowed metadata). */
+  prepareForStatusUpdate?(object: APIObject, old: APIObject, ctx: StrategyContext): void;
+  /** Rules beyond the schema, for a create. Field paths are full (`data[a b]`). */
+  validate?(object: APIObject, ctx: StrategyContext): FieldError[];
+  /** Rules beyond the schema, for an update (immutability and the like). */
+  validateUpdate?(object: APIObject, old: APIObject, ctx: StrategyContext): FieldError[];
+  /** Field-selector fields beyond `metadata.name` and `metadata.namespace`. */
+  selectableFields?(object: APIObject): Record<string, string>;
+  /** The names `selectableFields` can return, for the 400 of an unsupported field. */
+  selectableFieldNames?: readonly string[];
+  /** Table columns after Name; the default Table has Name and Created At. */
+  tableColumns?: readonly TableColumn[];
+  /** A delete answers with the object (true) or a Success Status (false, the default). */
+  deleteReturnsObject?: boolean;
+  /** True when a spec change (anything outside metadata and status) bumps `metadata.generation`. */
+  tracksGeneration?: boolean;
+}
+
+/** One kind of the catalog. */
+export interface ResourceType {
+  /**
+   * The API group; `""` is the core group. `{domain}` stands for the product domain, so
+   * `coordination.{domain}` is served as `coordination.orch.io` or `coordination.k8s.io`.
+   */
+  group: string;
+  /** The plural, lower-case path segment. */
+  resource: string;
+  singular: string;
+  kind: string;
+  shortNames?: readonly string[];
+  categories?: readonly string[];
+  scope: Scope;
+  versions: readonly ResourceVersion[];
+  /** Sub-resources beyond the main one: `status`, `finalize` (Namespace), ... */
+  subresources?: readonly string[];
+  /** Verbs offered; all of {@link Verb} by default. */
+  verbs?: readonly Verb[];
+  strategy?: ResourceStrategy;
+}
