@@ -150,3 +150,20 @@ export {
   type GroupVersionKind,
   type GroupVersionResource,
 } from "./gvk.js";
+export {
+  effectiveListType,
+  extensionPrefix,
+  listType,
+  mapType,
+  mergeMarkerExtensions,
+  mergeMarkersFromJSONSchema,
+  mergeMarkersOf,
+  mergeMarkersRegistry,
+  patchStrategy,
+  structType,
+  withMergeMarkers,
+  type ElementType,
+  type ListType,
+  type MergeMarkers,
+  type PatchStrategy,
+} from "./merge-markers.js";

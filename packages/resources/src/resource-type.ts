@@ -34,8 +34,11 @@ export interface TableColumn {
   description: string;
   /** 0 shows by default; higher shows with `-o wide`. */
   priority: number;
-  /** The cell of `object`. */
-  cell(object: APIObject): unknown;
+  /**
+   * The cell of `object`. `now` (milliseconds since the epoch, from the server's Clock) is for
+   * cells that show an age, such as Event's `Last Seen`; without it they use `Date.now()`.
+   */
+  cell(object: APIObject, now?: number): unknown;
 }
 
 /** The context a strategy runs in. */
@@ -44,6 +47,14 @@ export interface StrategyContext {
   domain: string;
   /** Now, in milliseconds since the epoch, from the server's Clock. */
   now: number;
+}
+
+/** What a strategy does for a write to one sub-resource other than `status` (`finalize`, ...). */
+export interface SubresourceStrategy {
+  /** Keeps of `old` what a write to this sub-resource may not change. */
+  prepareForUpdate?(object: APIObject, old: APIObject, ctx: StrategyContext): void;
+  /** Rules of such a write beyond `validateObjectMetaUpdate`, as field errors. */
+  validateUpdate?(object: APIObject, old: APIObject, ctx: StrategyContext): FieldError[];
 }
 
 /**
@@ -59,18 +70,45 @@ export interface ResourceStrategy {
   prepareForUpdate?(object: APIObject, old: APIObject, ctx: StrategyContext): void;
   /** For a write to `/status`: keeps everything of `old` but the status (and allowed metadata). */
   prepareForStatusUpdate?(object: APIObject, old: APIObject, ctx: StrategyContext): void;
-  /** Rules beyond the schema, for a create. Field paths are full (`data[a b]`). */
+  /** The first phase of a deletion that waits for finalizers (Namespace: `status.phase` Terminating). */
+  prepareForDelete?(object: APIObject, ctx: StrategyContext): void;
+  /**
+   * Rules beyond the schema and beyond `metadata` (the server runs `validateObjectMeta` itself),
+   * for a create and again on every update. Field paths are full (`data[a b]`).
+   */
   validate?(object: APIObject, ctx: StrategyContext): FieldError[];
-  /** Rules beyond the schema, for an update (immutability and the like). */
+  /**
+   * Rules an update adds to {@link validate} (immutability and the like); the server also runs
+   * `validateObjectMetaUpdate`.
+   */
   validateUpdate?(object: APIObject, old: APIObject, ctx: StrategyContext): FieldError[];
+  /**
+   * Rules of a write to `/status` beyond `validateObjectMetaUpdate` (Namespace: the phase must
+   * agree with `deletionTimestamp`). When set, it replaces {@link validate} and
+   * {@link validateUpdate} for such writes.
+   */
+  validateStatusUpdate?(object: APIObject, old: APIObject, ctx: StrategyContext): FieldError[];
+  /** Strategies of other sub-resources by name (Namespace `finalize`). */
+  subresourceStrategies?: Readonly<Record<string, SubresourceStrategy>>;
   /** Field-selector fields beyond `metadata.name` and `metadata.namespace`. */
   selectableFields?(object: APIObject): Record<string, string>;
   /** The names `selectableFields` can return, for the 400 of an unsupported field. */
   selectableFieldNames?: readonly string[];
   /** Table columns after Name; the default Table has Name and Created At. */
   tableColumns?: readonly TableColumn[];
-  /** A delete answers with the object (true) or a Success Status (false, the default). */
+  /**
+   * True when {@link tableColumns} are the whole row, as for Event (`Last Seen` first, `Name`
+   * at priority 1): the server then adds neither the Name column nor the age column.
+   */
+  tableColumnsComplete?: boolean;
+  /**
+   * What a delete answers with. `true`: the object. `false`: a Success Status, also while
+   * finalizers keep it (Namespace). Unset: a Success Status when the object is gone, the object
+   * while finalizers keep it, as the reference's generic store does.
+   */
   deleteReturnsObject?: boolean;
+  /** A PUT of a missing object creates it (Lease, Event), as the reference allows for a few kinds. */
+  allowCreateOnUpdate?: boolean;
   /** True when a spec change (anything outside metadata and status) bumps `metadata.generation`. */
   tracksGeneration?: boolean;
 }

@@ -1,16 +1,32 @@
 /**
- * `APIServer`: the composition root of orch. It owns the registry of resource types, the store
- * and the clock, and runs every request through the pipeline of architecture.md.
+ * `APIServer`: the composition root of orch. It owns the served resource types, the store and
+ * the clock, and runs every request through the pipeline of architecture.md.
  * @module
  */
+import { methodNotAllowed, requestEntityTooLarge, statusError } from "@orch/meta";
+import { builtinResources, openAPIDocument, openAPIIndex, ResourceRegistry, type ResourceType } from "@orch/resources";
 import type { Clock, Store } from "@orch/store";
 import { MemoryStore, systemClock } from "@orch/store";
-import type { ResourceType } from "@orch/resources";
 import type { APIRequest, APIResponse } from "./api-request.js";
+import {
+  aggregatedDiscovery,
+  aggregatedDiscoveryAccepted,
+  apiGroupList,
+  apiGroupOf,
+  apiResourceList,
+  apiVersions,
+} from "./discovery.js";
+import { healthResponse, type HealthCheck } from "./health.js";
+import { NamespaceLifecycle } from "./namespace-lifecycle.js";
+import { ObjectStore } from "./object-store.js";
+import { parseRequestURL, resourceRequestInfo } from "./request-info.js";
+import { encodeResponse, errorResponse } from "./responses.js";
+import { noSuchResource, serveResource as serveRest, type RestContext } from "./rest.js";
+import { serveResource, type ServedResource } from "./served-resource.js";
 
 /** Options of {@link APIServer}. */
 export interface APIServerOptions {
-  /** Where objects live; a fresh `MemoryStore` by default. */
+  /** Where objects live; a fresh `MemoryStore` on `clock` by default. */
   store?: Store;
   /** Wall time and timers; `systemClock` by default. */
   clock?: Clock;
@@ -20,19 +36,36 @@ export interface APIServerOptions {
   resources?: readonly ResourceType[];
   /** Largest accepted request body, in bytes (3 MiB by default); larger is 413. */
   maxRequestBodyBytes?: number;
-  /** After {@link APIServer.shutdown} starts, `/readyz` fails for this long before it returns. */
+  /** After {@link APIServer.shutdown} starts, `/readyz` fails for this long before it resolves (ms). */
   shutdownDelayMs?: number;
-  /** `/livez` fails until this long after start unless every check passes. */
+  /** For this long after start, `/livez` reports start-up hooks as passing while they run (ms). */
   livezGracePeriodMs?: number;
 }
 
 /** Default size limit of a request body: 3 MiB (gaps.md). */
 export const defaultMaxRequestBodyBytes = 3 * 1024 * 1024;
 
+/** The version `/version` reports; the minor tracks the reference release whose API this follows. */
+export const serverVersion = {
+  major: "1",
+  minor: "32",
+  gitVersion: "v1.32.0-orch",
+  gitCommit: "",
+  gitTreeState: "clean",
+  buildDate: "2026-11-21T00:00:00Z",
+  goVersion: "",
+  compiler: "orch",
+  platform: "js/any",
+} as const;
+
 /**
  * A Kubernetes-style API server with no network of its own: hand it {@link APIRequest}s through
- * {@link APIServer.handle} (the `@orch/node` adapter does, over HTTP), or use {@link APIServer.fetch}
- * from a framework that speaks web-standard `Request`/`Response`.
+ * {@link APIServer.handle} (the `@orch/node` adapter does, over HTTP), or use
+ * {@link APIServer.fetch} from a framework that speaks web-standard `Request`/`Response`.
+ *
+ * @example
+ * const server = new APIServer();
+ * const res = await server.fetch(new Request("http://x/api/v1/namespaces"));
  */
 export class APIServer {
   /** The store objects live in. */
@@ -43,30 +76,188 @@ export class APIServer {
   readonly domain: string;
   /** Largest accepted body in bytes. */
   readonly maxRequestBodyBytes: number;
+  /** The catalog this server serves, with the domain resolved. */
+  readonly registry: ResourceRegistry;
+
+  readonly #served: ServedResource[];
+  readonly #byPath = new Map<string, ServedResource>();
+  readonly #objects: ObjectStore;
+  readonly #namespaces: NamespaceLifecycle;
+  readonly #rest: RestContext;
+  readonly #startedAt: number;
+  readonly #shutdownDelayMs: number;
+  readonly #livezGracePeriodMs: number;
+  #ready: Promise<void> | undefined;
+  #started = false;
+  #shuttingDown = false;
 
   constructor(options: APIServerOptions = {}) {
-    this.store = options.store ?? new MemoryStore({ clock: options.clock ?? systemClock });
     this.clock = options.clock ?? systemClock;
+    this.store = options.store ?? new MemoryStore({ clock: this.clock });
     this.domain = options.domain ?? "orch.io";
     this.maxRequestBodyBytes = options.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes;
+    this.#shutdownDelayMs = options.shutdownDelayMs ?? 0;
+    this.#livezGracePeriodMs = options.livezGracePeriodMs ?? 0;
+    this.#startedAt = this.clock.now();
+    this.registry = new ResourceRegistry([...builtinResources, ...(options.resources ?? [])], this.domain);
+    this.#served = [];
+    for (const type of this.registry.types) {
+      const group = this.registry.groupOf(type);
+      for (const version of type.versions) {
+        const served = serveResource(type, group, version);
+        this.#served.push(served);
+        this.#byPath.set(`${group}/${version.name}/${type.resource}`, served);
+      }
+    }
+    const namespaces = this.#byPath.get("/v1/namespaces");
+    if (!namespaces) throw new Error("the catalog must serve namespaces");
+    this.#objects = new ObjectStore(this.store, this.clock, this.domain, (served, ns, name) => this.#namespaces.guard(served, ns, name));
+    this.#namespaces = new NamespaceLifecycle(this.store, this.clock, this.domain, this.#objects, namespaces, () =>
+      this.#served.filter((s) => s.namespaced && s.version.storage),
+    );
+    this.#rest = { store: this.store, clock: this.clock, domain: this.domain, objects: this.#objects };
   }
 
   /** Resolves once the built-in namespaces exist and the server can serve. */
-  async ready(): Promise<void> {}
-
-  /** Serves one request. Never rejects: every failure is a Status response. */
-  async handle(_request: APIRequest): Promise<APIResponse> {
-    return { status: 404, headers: new Headers() };
+  ready(): Promise<void> {
+    this.#ready ??= this.#namespaces.start().then(() => {
+      this.#started = true;
+    });
+    return this.#ready;
   }
 
-  /** The fetch-style handler: web-standard `Request` in, `Response` out. */
-  async fetch(_request: Request): Promise<Response> {
-    return new Response(null, { status: 404 });
+  /** The health checks of `/livez` (and `/healthz`). */
+  #livez(): HealthCheck[] {
+    return [
+      { name: "ping", check: async () => true },
+      { name: "log", check: async () => true },
+      { name: "etcd", check: async () => (await this.store.revision()) >= 0 },
+      {
+        name: "poststarthook/start-namespace-lifecycle",
+        check: async () => this.#started || this.clock.now() - this.#startedAt < this.#livezGracePeriodMs,
+      },
+    ];
+  }
+
+  /** The checks of `/readyz`: liveness, plus start-up done and not shutting down. */
+  #readyz(): HealthCheck[] {
+    return [
+      ...this.#livez().map((c) => (c.name.startsWith("poststarthook/") ? { name: c.name, check: async () => this.#started } : c)),
+      { name: "shutdown", check: async () => !this.#shuttingDown },
+    ];
+  }
+
+  /** Serves one request. Never rejects: every failure is a Status response. */
+  async handle(request: APIRequest): Promise<APIResponse> {
+    try {
+      if (request.body && request.body.length > this.maxRequestBodyBytes) {
+        throw requestEntityTooLarge(`limit is ${this.maxRequestBodyBytes}`);
+      }
+      const parsed = parseRequestURL(request.url);
+      const s = parsed.segments;
+      const method = request.method.toUpperCase();
+      const head = s[0];
+      if (head === "livez" || head === "readyz" || head === "healthz") {
+        if (s.length > 2) noSuchResource();
+        const checks = head === "readyz" ? this.#readyz() : this.#livez();
+        return await healthResponse(head, checks, parsed.query, s[1]);
+      }
+      await this.ready();
+      const read = method === "GET" || method === "HEAD";
+      const pretty = parsed.query.has("pretty") && parsed.query.get("pretty") !== "false";
+      const discovery = (body: object | undefined, contentType?: string) => {
+        if (!body) noSuchResource();
+        if (!read) throw statusError("MethodNotAllowed", `the server does not allow this method on the requested resource`);
+        const response = encodeResponse(200, body, { pretty });
+        if (contentType) response.headers.set("Content-Type", contentType);
+        return response;
+      };
+      if (head === undefined) return discovery({ paths: ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/openapi/v3", "/readyz", "/version"] });
+      if (head === "version" && s.length === 1) return discovery(serverVersion);
+      if (head === "openapi" && s[1] === "v3") {
+        if (s.length === 2) return discovery(openAPIIndex(this.registry));
+        const group = s[2] === "api" && s.length === 4 ? "" : s[2] === "apis" && s.length === 5 ? (s[3] as string) : undefined;
+        const version = s[s.length - 1] as string;
+        return discovery(group === undefined ? undefined : openAPIDocument(this.registry, group, version));
+      }
+      if (head === "api" && s.length <= 2) {
+        if (s.length === 1) {
+          const aggregated = aggregatedDiscoveryAccepted(request.headers.get("accept"), this.domain);
+          if (aggregated) return discovery(aggregatedDiscovery(this.#served, true, this.domain, aggregated.includes("v=v2beta1") ? "v2beta1" : "v2"), aggregated);
+          return discovery(apiVersions(request.headers.get("host") ?? "127.0.0.1"));
+        }
+        return discovery(apiResourceList(this.#served, "", s[1] as string));
+      }
+      if (head === "apis" && s.length <= 3) {
+        if (s.length === 1) {
+          const aggregated = aggregatedDiscoveryAccepted(request.headers.get("accept"), this.domain);
+          if (aggregated) return discovery(aggregatedDiscovery(this.#served, false, this.domain, aggregated.includes("v=v2beta1") ? "v2beta1" : "v2"), aggregated);
+          return discovery(apiGroupList(this.#served));
+        }
+        if (s.length === 2) return discovery(apiGroupOf(this.#served, s[1] as string));
+        return discovery(apiResourceList(this.#served, s[1] as string, s[2] as string));
+      }
+      const info = resourceRequestInfo(method, parsed);
+      if (!info) {
+        if (head === "api" || head === "apis") {
+          if (!["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"].includes(method)) {
+            throw statusError("MethodNotAllowed", `${method} is not supported`);
+          }
+        }
+        noSuchResource();
+      }
+      const served = this.#byPath.get(`${info.group}/${info.version}/${info.resource}`);
+      if (!served) noSuchResource();
+      if (served.type.resource === "namespaces" && info.verb === "delete") this.#namespaces.guardDelete(info.name);
+      if (served.type.resource === "namespaces" && info.verb === "deletecollection") throw methodNotAllowed(served.qualifiedResource, "deletecollection");
+      return await serveRest(this.#rest, served, info, request, parsed.query);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  }
+
+  /** The fetch-style handler: web-standard `Request` in, `Response` out (for Hono and the like). */
+  async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const length = Number(request.headers.get("content-length") ?? "0");
+    let body: Uint8Array | undefined;
+    if (length > this.maxRequestBodyBytes) {
+      const res = errorResponse(requestEntityTooLarge(`limit is ${this.maxRequestBodyBytes}`));
+      return new Response(res.body as string, { status: res.status, headers: res.headers });
+    }
+    if (request.body) {
+      const bytes = new Uint8Array(await request.arrayBuffer());
+      body = bytes;
+    }
+    const apiRequest: APIRequest = { method: request.method, url: url.pathname + url.search, headers: request.headers, signal: request.signal };
+    if (body) apiRequest.body = body;
+    const res = await this.handle(apiRequest);
+    if (res.stream) {
+      const iterator = res.stream[Symbol.asyncIterator]();
+      const encoder = new TextEncoder();
+      const stream = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { value, done } = await iterator.next();
+          if (done) controller.close();
+          else controller.enqueue(encoder.encode(value));
+        },
+        async cancel() {
+          await iterator.return?.();
+        },
+      });
+      return new Response(stream, { status: res.status, headers: res.headers });
+    }
+    const out = request.method === "HEAD" || res.body === undefined ? null : typeof res.body === "string" ? res.body : new Uint8Array(res.body);
+    return new Response(out, { status: res.status, headers: res.headers });
   }
 
   /**
    * Starts a graceful shutdown: `/readyz` fails at once, and the promise resolves after the
-   * shutdown delay, when the adapter should stop accepting connections.
+   * shutdown delay, when the adapter should stop accepting connections. Controllers stop then.
    */
-  async shutdown(): Promise<void> {}
+  async shutdown(): Promise<void> {
+    this.#shuttingDown = true;
+    if (this.#shutdownDelayMs > 0) await new Promise<void>((resolve) => this.clock.setTimer(this.#shutdownDelayMs, resolve));
+    this.#namespaces.stop();
+  }
 }

@@ -1,2 +1,9 @@
 export type { APIRequest, APIResponse, UserInfo } from "./api-request.js";
-export { APIServer, defaultMaxRequestBodyBytes, type APIServerOptions } from "./api-server.js";
+export { APIServer, defaultMaxRequestBodyBytes, serverVersion, type APIServerOptions } from "./api-server.js";
+export { parseRequestURL, resourceRequestInfo, type ParsedURL, type RequestVerb, type ResourceRequestInfo } from "./request-info.js";
+export { negotiate, parseMediaType, type MediaType, type Negotiated, type Representation } from "./negotiation.js";
+export { addWarnings, encodeResponse, errorResponse, successStatus, textResponse, type EncodeOptions } from "./responses.js";
+export { mergePatch } from "./patch.js";
+export { humanDuration } from "./table.js";
+export { builtinNamespaces, namespaceFinalizer } from "./namespace-lifecycle.js";
+export type { HealthCheck } from "./health.js";

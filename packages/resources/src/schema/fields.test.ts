@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { bytes, componentNameOf, int32, int64, microTime, named, time } from "./fields.js";
+
+describe("field schemas", () => {
+  it.each([
+    ["2026-01-01T01:00:00+01:00", "2026-01-01T00:00:00Z"],
+    ["2026-01-01T00:00:00.9Z", "2026-01-01T00:00:00Z"],
+  ])("time() stores %s as %s", (input, stored) => {
+    expect(time().parse(input)).toBe(stored);
+  });
+
+  it("microTime() keeps six fraction digits", () => {
+    expect(microTime().parse("2026-01-01T00:00:00.5Z")).toBe("2026-01-01T00:00:00.500000Z");
+  });
+
+  it("time() and bytes() fail with the reference's message", () => {
+    expect(time().safeParse("nope").error?.issues[0]?.message).toContain('invalid time "nope"');
+    expect(bytes().safeParse("a").error?.issues[0]?.message).toBe("illegal base64 data at input byte 0");
+    expect(bytes().parse("YW\nJj")).toBe("YWJj");
+  });
+
+  it("int32() and int64() take integers in range", () => {
+    expect(int32().safeParse(2 ** 31).success).toBe(false);
+    expect(int32().safeParse(1.5).success).toBe(false);
+    expect(int64().parse(2 ** 40)).toBe(2 ** 40);
+  });
+
+  it("describe their OpenAPI formats", () => {
+    const json = z.toJSONSchema(z.object({ t: time(), b: bytes(), i: int32() }), { io: "input", target: "openapi-3.0" }) as {
+      properties: Record<string, { format?: string }>;
+    };
+    expect([json.properties["t"]?.format, json.properties["b"]?.format, json.properties["i"]?.format]).toEqual(["date-time", "byte", "int32"]);
+  });
+
+  it("names only the very instance given to named()", () => {
+    const s = named(z.object({}), "api.test.v1.Thing");
+    expect(componentNameOf(s)).toBe("api.test.v1.Thing");
+    expect(componentNameOf(s.describe("copy"))).toBeUndefined();
+  });
+});

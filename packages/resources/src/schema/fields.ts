@@ -1,0 +1,102 @@
+/**
+ * Field schemas shared by the kinds: Go integer widths, RFC 3339 times and micro-times, base64
+ * bytes, and the OpenAPI component names of named sub-schemas. Each one checks JSON types and
+ * formats only (a wrong one is a 400 at decode, as in the reference); rules belong to validation.
+ * @module
+ */
+import { normalizeMicroTime, normalizeTime } from "@orch/meta";
+import { z } from "zod";
+import { checkBase64 } from "../internal/base64.js";
+
+/** A 32-bit signed integer (Go `int32`); OpenAPI `integer`/`int32`. */
+export function int32(): z.ZodType<number> {
+  return z.int32().meta({ format: "int32" });
+}
+
+/** A 64-bit signed integer (Go `int64`, within JavaScript's safe range); OpenAPI `integer`/`int64`. */
+export function int64(): z.ZodType<number> {
+  return z.int().meta({ format: "int64" });
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * An RFC 3339 time (`metav1.Time`), rewritten on decode to UTC with whole seconds
+ * (`2026-11-21T20:49:14Z`); OpenAPI `string`/`date-time`.
+ */
+export function time(): z.ZodType<string, string> {
+  return z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return normalizeTime(text);
+      } catch (error) {
+        ctx.issues.push({ code: "custom", message: errorMessage(error), input: text });
+        return z.NEVER;
+      }
+    })
+    .meta({ format: "date-time" });
+}
+
+/**
+ * An RFC 3339 micro-time (`metav1.MicroTime`, Lease and Event times), rewritten on decode to UTC
+ * with six fraction digits (`2026-11-21T20:49:14.123456Z`); OpenAPI `string`/`date-time`.
+ */
+export function microTime(): z.ZodType<string, string> {
+  return z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return normalizeMicroTime(text);
+      } catch (error) {
+        ctx.issues.push({ code: "custom", message: errorMessage(error), input: text });
+        return z.NEVER;
+      }
+    })
+    .meta({ format: "date-time" });
+}
+
+/**
+ * Bytes as JSON carries them (Go `[]byte`): padded standard base64, line breaks dropped on
+ * decode; invalid base64 fails with `illegal base64 data at input byte N`. OpenAPI
+ * `string`/`byte`.
+ */
+export function bytes(): z.ZodType<string, string> {
+  return z
+    .string()
+    .transform((text, ctx) => {
+      const check = checkBase64(text);
+      if (!check.ok) {
+        ctx.issues.push({ code: "custom", message: check.message, input: text });
+        return z.NEVER;
+      }
+      return check.canonical;
+    })
+    .meta({ format: "byte" });
+}
+
+/** A map of strings (Go `map[string]string`), merged per key. */
+export function stringMap(): z.ZodType<Record<string, string>> {
+  return z.record(z.string(), z.string());
+}
+
+const componentNames = new WeakMap<object, string>();
+
+/**
+ * Names `schema` as an OpenAPI component (it is then a `$ref` in the documents instead of being
+ * inlined); `name` is the reference's name without its reverse-domain prefix
+ * (`api.core.v1.NamespaceSpec`, `apimachinery.pkg.apis.meta.v1.ObjectMeta`). The name belongs
+ * to this very instance, not to copies (`.describe()` on the schema itself makes an unnamed copy:
+ * describe the `.optional()` wrapper instead). Returns `schema`.
+ */
+export function named<T extends z.ZodType>(schema: T, name: string): T {
+  componentNames.set(schema, name);
+  return schema;
+}
+
+/** The component name given by {@link named} to exactly this schema, if any. */
+export function componentNameOf(schema: z.core.$ZodType): string | undefined {
+  return componentNames.get(schema);
+}

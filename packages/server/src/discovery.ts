@@ -1,0 +1,145 @@
+/**
+ * Discovery: `/api`, `/api/v1`, `/apis`, `/apis/<g>`, `/apis/<g>/<v>`, in the plain form and in
+ * the aggregated form (`as=APIGroupDiscoveryList`) that kubectl asks for first.
+ * @module
+ */
+import type { Verb } from "@orch/resources";
+import { parseMediaType } from "./negotiation.js";
+import type { ServedResource } from "./served-resource.js";
+
+const allVerbs: readonly Verb[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
+/** The verbs a served resource offers, sorted as discovery lists them. */
+export function verbsOf(served: ServedResource): string[] {
+  return [...(served.type.verbs ?? allVerbs)].sort();
+}
+
+function subresourceVerbs(sub: string): string[] {
+  return sub === "finalize" ? ["update"] : ["get", "patch", "update"];
+}
+
+/** One group with its versions, the preferred one first. */
+export interface ServedGroup {
+  name: string;
+  versions: string[];
+  preferred: string;
+}
+
+/** Groups (without the core group) in the order discovery lists them. */
+export function groupsOf(resources: readonly ServedResource[]): ServedGroup[] {
+  const byName = new Map<string, ServedGroup>();
+  for (const r of resources) {
+    if (!r.group) continue;
+    let g = byName.get(r.group);
+    if (!g) {
+      g = { name: r.group, versions: [], preferred: r.version.name };
+      byName.set(r.group, g);
+    }
+    if (!g.versions.includes(r.version.name)) g.versions.push(r.version.name);
+    if (r.version.storage) g.preferred = r.version.name;
+  }
+  for (const g of byName.values()) g.versions.sort((a, b) => (a === g.preferred ? -1 : b === g.preferred ? 1 : 0));
+  return [...byName.values()];
+}
+
+function groupVersion(group: string, version: string): string {
+  return group ? `${group}/${version}` : version;
+}
+
+/** `/api`: the core group's versions. */
+export function apiVersions(serverAddress: string): object {
+  return { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress }] };
+}
+
+function apiGroup(g: ServedGroup): object {
+  return {
+    name: g.name,
+    versions: g.versions.map((v) => ({ groupVersion: groupVersion(g.name, v), version: v })),
+    preferredVersion: { groupVersion: groupVersion(g.name, g.preferred), version: g.preferred },
+  };
+}
+
+/** `/apis`: every named group. */
+export function apiGroupList(resources: readonly ServedResource[]): object {
+  return { kind: "APIGroupList", apiVersion: "v1", groups: groupsOf(resources).map(apiGroup) };
+}
+
+/** `/apis/<group>`, or undefined when the group is not served. */
+export function apiGroupOf(resources: readonly ServedResource[], group: string): object | undefined {
+  const g = groupsOf(resources).find((x) => x.name === group);
+  return g ? { kind: "APIGroup", apiVersion: "v1", ...apiGroup(g) } : undefined;
+}
+
+/** `/api/v1` or `/apis/<group>/<version>`, or undefined when that version is not served. */
+export function apiResourceList(resources: readonly ServedResource[], group: string, version: string): object | undefined {
+  const served = resources.filter((r) => r.group === group && r.version.name === version);
+  if (served.length === 0) return undefined;
+  const list: object[] = [];
+  for (const r of served) {
+    const entry: Record<string, unknown> = {
+      name: r.type.resource,
+      singularName: r.type.singular,
+      namespaced: r.namespaced,
+      kind: r.type.kind,
+      verbs: verbsOf(r),
+    };
+    if (r.type.shortNames?.length) entry.shortNames = [...r.type.shortNames];
+    if (r.type.categories?.length) entry.categories = [...r.type.categories];
+    list.push(entry);
+    for (const sub of r.type.subresources ?? []) {
+      list.push({ name: `${r.type.resource}/${sub}`, singularName: "", namespaced: r.namespaced, kind: r.type.kind, verbs: subresourceVerbs(sub) });
+    }
+  }
+  return { kind: "APIResourceList", apiVersion: "v1", groupVersion: groupVersion(group, version), resources: list };
+}
+
+/** The aggregated discovery media type the client asked for, if it asked for one this server has. */
+export function aggregatedDiscoveryAccepted(accept: string | null, domain: string): string | undefined {
+  if (!accept) return undefined;
+  for (const part of accept.split(",")) {
+    const media = parseMediaType(part);
+    if (!media) continue;
+    const { params } = media;
+    if (params.as === "APIGroupDiscoveryList" && params.g === `apidiscovery.${domain}` && (params.v === "v2" || params.v === "v2beta1")) {
+      return `application/json;g=apidiscovery.${domain};v=${params.v};as=APIGroupDiscoveryList`;
+    }
+    if (params.as === undefined && ((media.type === "application" && media.subtype === "json") || media.type === "*")) return undefined;
+  }
+  return undefined;
+}
+
+/** The aggregated discovery document of the core group (`legacy`) or of every named group. */
+export function aggregatedDiscovery(resources: readonly ServedResource[], legacy: boolean, domain: string, version: string): object {
+  const items: object[] = [];
+  const groups = legacy ? [{ name: "", versions: ["v1"], preferred: "v1" }] : groupsOf(resources);
+  for (const g of groups) {
+    const versions = g.versions.map((v) => {
+      const served = resources.filter((r) => r.group === g.name && r.version.name === v);
+      return {
+        version: v,
+        resources: served.map((r) => {
+          const item: Record<string, unknown> = {
+            resource: r.type.resource,
+            responseKind: { group: r.group, version: v, kind: r.type.kind },
+            scope: r.namespaced ? "Namespaced" : "Cluster",
+            singularResource: r.type.singular,
+            verbs: verbsOf(r),
+          };
+          if (r.type.shortNames?.length) item.shortNames = [...r.type.shortNames];
+          if (r.type.categories?.length) item.categories = [...r.type.categories];
+          if (r.type.subresources?.length) {
+            item.subresources = r.type.subresources.map((sub) => ({
+              subresource: sub,
+              responseKind: { group: r.group, version: v, kind: r.type.kind },
+              verbs: subresourceVerbs(sub),
+            }));
+          }
+          return item;
+        }),
+        freshness: "Current",
+      };
+    });
+    items.push({ metadata: g.name ? { name: g.name } : {}, versions });
+  }
+  return { kind: "APIGroupDiscoveryList", apiVersion: `apidiscovery.${domain}/${version}`, metadata: {}, items };
+}

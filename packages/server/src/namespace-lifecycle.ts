@@ -1,0 +1,179 @@
+/**
+ * Namespaces: the ones that exist from the start and cannot be deleted, the guard on writes
+ * into a missing (404) or terminating (403) namespace, and the controller that empties a
+ * terminating namespace, removes its finalizer and so lets it go.
+ * @module
+ */
+import { forbidden, formatTime, isAlreadyExists, isNotFound, notFound, type APIObject } from "@orch/meta";
+import type { Clock, Store } from "@orch/store";
+import type { ObjectStore } from "./object-store.js";
+import { collectionPrefix, wireObject, type ServedResource } from "./served-resource.js";
+
+/** The namespace names of a domain: `default`, `<short>-system`, `<short>-public`. */
+export function builtinNamespaces(domain: string): string[] {
+  const short = domain === "k8s.io" ? "kube" : domain.split(".")[0] ?? "orch";
+  return ["default", `${short}-system`, `${short}-public`];
+}
+
+/** The finalizer a namespace carries in `spec.finalizers` until its content is gone. */
+export function namespaceFinalizer(domain: string): string {
+  return domain === "k8s.io" ? "kubernetes" : domain.split(".")[0] ?? "orch";
+}
+
+const namespaceKey = (name: string) => `/registry/core/namespaces/${name}`;
+
+/** Keeps namespaces: creation of the built-in ones, the write guard, and the deletion controller. */
+export class NamespaceLifecycle {
+  private readonly running = new Set<string>();
+  private readonly timers = new Set<() => void>();
+  private controller: AbortController | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly domain: string,
+    private readonly objects: ObjectStore,
+    private readonly namespaces: ServedResource,
+    private readonly namespaced: () => readonly ServedResource[],
+  ) {}
+
+  /** Creates the built-in namespaces (when missing) and starts the deletion controller. */
+  async start(): Promise<void> {
+    for (const name of builtinNamespaces(this.domain)) {
+      try {
+        const object: APIObject = { apiVersion: "v1", kind: "Namespace", metadata: { name } };
+        await this.objects.create(this.namespaces, "", object, { dryRun: false, fieldValidation: "Ignore", warnings: [] });
+      } catch (error) {
+        if (!isAlreadyExists(error)) throw error;
+      }
+    }
+    this.controller = new AbortController();
+    const from = await this.store.revision();
+    const { entries } = await this.store.list(collectionPrefix(this.namespaces, ""));
+    for (const entry of entries) if ((entry.value as APIObject).metadata.deletionTimestamp) this.enqueue(wireObject(entry).metadata.name ?? "");
+    void this.watchNamespaces(from, this.controller.signal);
+  }
+
+  /** Stops the controller and its timers. */
+  stop(): void {
+    this.controller?.abort();
+    for (const cancel of this.timers) cancel();
+    this.timers.clear();
+  }
+
+  private async watchNamespaces(from: number, signal: AbortSignal): Promise<void> {
+    try {
+      for await (const event of this.store.watch(collectionPrefix(this.namespaces, ""), from, signal)) {
+        const object = event.entry.value as APIObject;
+        if (event.type !== "delete" && object.metadata.deletionTimestamp) this.enqueue(object.metadata.name ?? "");
+      }
+    } catch {
+      // The store went away or compacted past us: rescan from the newest state, unless stopping.
+      if (!signal.aborted) {
+        const cancel = this.clock.setTimer(1000, () => {
+          this.timers.delete(cancel);
+          void this.restart(signal);
+        });
+        this.timers.add(cancel);
+      }
+    }
+  }
+
+  private async restart(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    const from = await this.store.revision();
+    const { entries } = await this.store.list(collectionPrefix(this.namespaces, ""));
+    for (const entry of entries) if ((entry.value as APIObject).metadata.deletionTimestamp) this.enqueue(wireObject(entry).metadata.name ?? "");
+    void this.watchNamespaces(from, signal);
+  }
+
+  /**
+   * Refuses writes into a namespace that does not exist (404) or is terminating (403).
+   * @throws StatusError
+   */
+  async guard(served: ServedResource, namespace: string, name: string): Promise<void> {
+    const entry = await this.store.get(namespaceKey(namespace));
+    if (!entry) throw notFound({ group: "", resource: "namespaces" }, namespace);
+    const object = entry.value as APIObject;
+    if (object.metadata.deletionTimestamp || (object.status as { phase?: string } | undefined)?.phase === "Terminating") {
+      throw forbidden(served.qualifiedResource, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+    }
+  }
+
+  /**
+   * Refuses the deletion of a built-in namespace.
+   * @throws StatusError 403
+   */
+  guardDelete(name: string): void {
+    if (builtinNamespaces(this.domain).includes(name)) {
+      throw forbidden({ group: "", resource: "namespaces" }, name, "this namespace may not be deleted");
+    }
+  }
+
+  private enqueue(name: string): void {
+    if (this.running.has(name) || this.controller?.signal.aborted) return;
+    this.running.add(name);
+    void this.sweep(name).finally(() => this.running.delete(name));
+  }
+
+  /** Deletes what is in the namespace; when nothing is left, removes the finalizer. */
+  private async sweep(name: string): Promise<void> {
+    let remaining = 0;
+    try {
+      for (const served of this.namespaced()) {
+        const { entries } = await this.store.list(collectionPrefix(served, name));
+        for (const entry of entries) {
+          const object = wireObject(entry);
+          try {
+            const result = await this.objects.delete(served, name, object.metadata.name ?? "", { dryRun: false });
+            if (result.body.kind !== "Status") remaining++;
+          } catch (error) {
+            if (!isNotFound(error)) remaining++;
+          }
+        }
+      }
+      if (remaining === 0) {
+        const finalizer = namespaceFinalizer(this.domain);
+        await this.objects.guaranteedUpdate(this.namespaces, "", name, { dryRun: false, fieldValidation: "Ignore", warnings: [] }, (current) => {
+          if (!current) return "create";
+          const next = structuredClone(current) as APIObject;
+          const spec = (next.spec ?? {}) as { finalizers?: string[] };
+          spec.finalizers = (spec.finalizers ?? []).filter((f) => f !== finalizer);
+          next.spec = spec;
+          return { object: next, pinned: false };
+        });
+        return;
+      }
+      await this.setCondition(name, remaining);
+    } catch (error) {
+      // Gone already: nothing to do. Anything else (a conflict, a store hiccup): try again later.
+      if (isNotFound(error)) return;
+    }
+    if (this.controller?.signal.aborted) return;
+    const cancel = this.clock.setTimer(1000, () => {
+      this.timers.delete(cancel);
+      this.enqueue(name);
+    });
+    this.timers.add(cancel);
+  }
+
+  private async setCondition(name: string, remaining: number): Promise<void> {
+    await this.objects.guaranteedUpdate(this.namespaces, "", name, { dryRun: false, fieldValidation: "Ignore", warnings: [] }, (current) => {
+      if (!current) return "create";
+      const next = structuredClone(current) as APIObject;
+      const status = (next.status ?? {}) as { phase?: string; conditions?: Record<string, string>[] };
+      const others = (status.conditions ?? []).filter((c) => c.type !== "NamespaceContentRemaining");
+      const previous = (status.conditions ?? []).find((c) => c.type === "NamespaceContentRemaining");
+      others.push({
+        type: "NamespaceContentRemaining",
+        status: "True",
+        lastTransitionTime: previous?.lastTransitionTime ?? formatTime(this.clock.now()),
+        reason: "SomeResourcesRemain",
+        message: `Some resources are remaining: ${remaining} objects with finalizers`,
+      });
+      status.conditions = others;
+      next.status = status;
+      return { object: next, pinned: false };
+    });
+  }
+}

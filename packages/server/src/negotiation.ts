@@ -1,0 +1,125 @@
+/**
+ * Step 6 of the pipeline: which representation a response takes (`Accept`) and how a body is
+ * read (`Content-Type`).
+ * @module
+ */
+import { badRequest, notAcceptable, unsupportedMediaType } from "@orch/meta";
+import { parse as parseYAML } from "yaml";
+
+/** A media type with its parameters, lower-cased. */
+export interface MediaType {
+  type: string;
+  subtype: string;
+  params: Record<string, string>;
+}
+
+/** Parses one media type (`application/json;as=Table;v=v1;g=meta.orch.io`). */
+export function parseMediaType(text: string): MediaType | undefined {
+  const [essence = "", ...rest] = text.split(";");
+  const [type, subtype] = essence.trim().toLowerCase().split("/");
+  if (!type || !subtype) return undefined;
+  const params: Record<string, string> = {};
+  for (const p of rest) {
+    const eq = p.indexOf("=");
+    if (eq === -1) continue;
+    const key = p.slice(0, eq).trim().toLowerCase();
+    const value = p.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1");
+    if (key !== "q") params[key] = value;
+  }
+  return { type, subtype, params };
+}
+
+/** What a response can be rendered as. */
+export type Representation = "json" | "yaml" | "table";
+
+/** The chosen representation and the `Content-Type` to answer with. */
+export interface Negotiated {
+  representation: Representation;
+  contentType: string;
+}
+
+/**
+ * Picks the first acceptable representation of `accept` (in the client's order, as the
+ * reference does for kubectl's `Table` then JSON lists).
+ * @param allowTable whether this request can be answered with a Table (get, list, watch).
+ * @throws StatusError 406 when nothing in `accept` can be served.
+ */
+export function negotiate(accept: string | null, domain: string, allowTable: boolean): Negotiated {
+  if (!accept || accept.trim() === "") return { representation: "json", contentType: "application/json" };
+  for (const part of accept.split(",")) {
+    const media = parseMediaType(part);
+    if (!media) continue;
+    const { type, subtype, params } = media;
+    if (params.as !== undefined) {
+      if (
+        allowTable &&
+        params.as === "Table" &&
+        (params.g === `meta.${domain}` || params.g === undefined) &&
+        (params.v === "v1" || params.v === "v1beta1" || params.v === undefined) &&
+        type === "application" &&
+        subtype === "json"
+      ) {
+        return { representation: "table", contentType: `application/json;as=Table;v=${params.v ?? "v1"};g=meta.${domain}` };
+      }
+      continue;
+    }
+    if ((type === "application" && (subtype === "json" || subtype === "*")) || (type === "*" && subtype === "*")) {
+      return { representation: "json", contentType: "application/json" };
+    }
+    if (type === "application" && subtype === "yaml") return { representation: "yaml", contentType: "application/yaml" };
+  }
+  throw notAcceptable(["application/json", "application/yaml", `application/json;as=Table;v=v1;g=meta.${domain}`]);
+}
+
+/** The body media types a create or update accepts. */
+export const writeMediaTypes = ["application/json", "application/yaml"] as const;
+
+/** The patch media types, in the order discovery and errors list them. */
+export const patchMediaTypes = [
+  "application/json-patch+json",
+  "application/merge-patch+json",
+  "application/strategic-merge-patch+json",
+  "application/apply-patch+yaml",
+] as const;
+
+/** Decodes UTF-8 bytes, rejecting invalid sequences with a 400. */
+export function decodeUTF8(body: Uint8Array | undefined): string {
+  if (!body || body.length === 0) return "";
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(body);
+  } catch {
+    throw badRequest("the request body is not valid UTF-8");
+  }
+}
+
+/** Parses a JSON body; malformed JSON is a 400 naming the problem. */
+export function parseJSONBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`couldn't get version/kind; json parse error: ${(error as Error).message}`);
+  }
+}
+
+/** Parses a YAML body (also JSON); aliases are bounded so a YAML bomb is a 400, not an outage. */
+export function parseYAMLBody(text: string): unknown {
+  try {
+    return parseYAML(text, { maxAliasCount: 100, prettyErrors: false, uniqueKeys: false });
+  } catch (error) {
+    throw badRequest(`error converting YAML to JSON: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Reads the object body of a create or update according to its `Content-Type`.
+ * @throws StatusError 415 for a media type other than JSON or YAML, 400 for a malformed body.
+ */
+export function readObjectBody(contentType: string | null, body: Uint8Array | undefined): unknown {
+  const media = contentType ? parseMediaType(contentType) : undefined;
+  const essence = media ? `${media.type}/${media.subtype}` : "application/json";
+  const text = decodeUTF8(body);
+  if (text.trim() === "") throw badRequest("the request body is empty: an object is required");
+  if (essence === "application/json" || essence === "*/*") return parseJSONBody(text);
+  if (essence === "application/yaml" || essence === "application/x-yaml" || essence === "text/yaml") return parseYAMLBody(text);
+  throw unsupportedMediaType(contentType ?? "", writeMediaTypes);
+}

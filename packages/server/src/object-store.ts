@@ -1,0 +1,384 @@
+/**
+ * Step 7 of the pipeline: the generic write path every kind shares (the reference's generic
+ * registry store). Creation, update with optimistic concurrency and retry, two-phase deletion
+ * with finalizers, dry-run, generateName, uid, timestamps and generation.
+ * @module
+ */
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  formatTime,
+  forbidden,
+  invalid,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  notFound,
+  type APIObject,
+  type FieldError,
+  type Status,
+} from "@orch/meta";
+import {
+  decodeObject,
+  dropUnknownFields,
+  duplicateFieldMessage,
+  findDuplicateFields,
+  findUnknownFields,
+  strictDecodingError,
+  unknownFieldMessage,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+} from "@orch/resources";
+import type { StrategyContext } from "@orch/resources";
+import type { Clock, Entry, Store } from "@orch/store";
+import { mutableCopy, objectKey, wireObject, type ServedResource } from "./served-resource.js";
+import { successStatus } from "./responses.js";
+
+/** `fieldValidation`: what to do with fields the schema does not know. */
+export type FieldValidation = "Ignore" | "Warn" | "Strict";
+
+/** Options every write shares. */
+export interface WriteOptions {
+  dryRun: boolean;
+  fieldValidation: FieldValidation;
+  /** Warnings for the response's `Warning` headers; the write appends to it. */
+  warnings: string[];
+  /** The sub-resource written (`status`, `finalize`), `""` for the main resource. */
+  subresource?: string;
+}
+
+/** DeleteOptions, from the body or the query. */
+export interface DeleteOptions {
+  dryRun: boolean;
+  propagationPolicy?: "Orphan" | "Background" | "Foreground";
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+/** The answer of a write: the object (or Status) and the HTTP code. */
+export interface WriteResult {
+  code: number;
+  body: APIObject | Status;
+}
+
+/** Decides whether a write may go into a namespace (it exists and is not terminating). */
+export type NamespaceGuard = (served: ServedResource, namespace: string, name: string) => Promise<void>;
+
+const generateNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+
+function randomSuffix(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(5));
+  let out = "";
+  for (const b of bytes) out += generateNameAlphabet[b % generateNameAlphabet.length];
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Everything outside `metadata` and `status`, for generation tracking. */
+function specOf(object: APIObject): string {
+  const rest: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(object)) if (k !== "metadata" && k !== "status" && k !== "apiVersion" && k !== "kind") rest[k] = v;
+  return JSON.stringify(rest);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function stripResourceVersion(object: APIObject): APIObject {
+  if (object.metadata.resourceVersion === undefined) return object;
+  const metadata = { ...object.metadata };
+  delete metadata.resourceVersion;
+  return { ...object, metadata };
+}
+
+/** The generic object store of one server: the write rules every kind shares. */
+export class ObjectStore {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly domain: string,
+    private readonly guardNamespace: NamespaceGuard,
+  ) {}
+
+  private context(): StrategyContext {
+    return { domain: this.domain, now: this.clock.now() };
+  }
+
+  /**
+   * Checks the envelope of a body against the endpoint, applies `fieldValidation`, and decodes it.
+   * @throws StatusError 400 for a body that is not an object of this kind and version.
+   */
+  decodeBody(served: ServedResource, body: unknown, opts: WriteOptions, rawJSON?: string): APIObject {
+    if (!isPlainObject(body)) throw badRequest(`the body of a ${served.type.kind} must be a JSON object`);
+    const apiVersion = body.apiVersion;
+    const kind = body.kind;
+    if (apiVersion !== undefined && apiVersion !== "" && apiVersion !== served.apiVersion) {
+      throw badRequest(`the API version in the data (${String(apiVersion)}) does not match the expected API version (${served.apiVersion})`);
+    }
+    if (kind !== undefined && kind !== "" && kind !== served.type.kind) {
+      throw badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (${served.type.kind})`);
+    }
+    let value: unknown = { ...body, apiVersion: served.apiVersion, kind: served.type.kind };
+    if (opts.fieldValidation !== "Ignore") {
+      const problems = [
+        ...(rawJSON === undefined ? [] : findDuplicateFields(rawJSON).map(duplicateFieldMessage)),
+        ...findUnknownFields(value, served.type, served.version).map(unknownFieldMessage),
+      ];
+      if (problems.length > 0) {
+        if (opts.fieldValidation === "Strict") throw strictDecodingError(served.type, served.version.name, problems);
+        opts.warnings.push(...problems);
+      }
+    }
+    value = dropUnknownFields(value, served.type, served.version);
+    const decoded = decodeObject(served.type, served.version, value) as APIObject;
+    if (!isPlainObject(decoded.metadata)) decoded.metadata = {};
+    return decoded;
+  }
+
+  private invalid(served: ServedResource, name: string, errors: FieldError[]): never {
+    throw invalid(served.qualifiedKind, name, errors);
+  }
+
+  /** POST: creates `object` (already decoded) in `namespace`. */
+  async create(served: ServedResource, namespace: string, object: APIObject, opts: WriteOptions): Promise<WriteResult> {
+    const meta = object.metadata;
+    if (served.namespaced) {
+      if (meta.namespace && namespace && meta.namespace !== namespace) {
+        throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      }
+      if (namespace) meta.namespace = namespace;
+    } else {
+      delete meta.namespace;
+    }
+    if (meta.resourceVersion) throw badRequest("resourceVersion should not be set on objects to be created");
+    if (!meta.name && meta.generateName) meta.name = meta.generateName + randomSuffix();
+    const ctx = this.context();
+    meta.uid = crypto.randomUUID();
+    meta.creationTimestamp = formatTime(ctx.now);
+    meta.generation = 1;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    const strategy = served.type.strategy;
+    strategy?.defaults?.(object, ctx);
+    strategy?.prepareForCreate?.(object, ctx);
+    const errors = [
+      ...validateObjectMeta(object, { namespaced: served.namespaced, nameIsLabel: served.type.kind === "Namespace" }, ctx),
+      ...(strategy?.validate?.(object, ctx) ?? []),
+    ];
+    if (errors.length) this.invalid(served, meta.name ?? "", errors);
+    const name = meta.name as string;
+    if (served.namespaced) await this.guardNamespace(served, meta.namespace ?? "", name);
+    if (opts.dryRun) {
+      if (await this.store.get(objectKey(served, meta.namespace ?? "", name))) throw alreadyExists(served.qualifiedResource, name);
+      return { code: 201, body: object };
+    }
+    try {
+      const entry = await this.store.create(objectKey(served, meta.namespace ?? "", name), deepFreeze(object));
+      return { code: 201, body: wireObject(entry) };
+    } catch (error) {
+      if (isAlreadyExists(error)) throw alreadyExists(served.qualifiedResource, name);
+      throw error;
+    }
+  }
+
+  /**
+   * The read-modify-write loop of every update (PUT, PATCH, `/status`, finalization): reads the
+   * current entry, lets `mutate` build the new object from it, and writes with compare-and-swap,
+   * retrying on a conflict unless `mutate` pinned a resourceVersion.
+   */
+  async guaranteedUpdate(
+    served: ServedResource,
+    namespace: string,
+    name: string,
+    opts: WriteOptions,
+    mutate: (current: APIObject | undefined) => { object: APIObject; pinned: boolean } | "create",
+    createIfMissing?: () => Promise<WriteResult>,
+  ): Promise<WriteResult> {
+    const key = objectKey(served, namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const entry = await this.store.get(key);
+      if (!entry) {
+        if (createIfMissing) return createIfMissing();
+        throw notFound(served.qualifiedResource, name);
+      }
+      const current = wireObject(entry);
+      const result = mutate(current);
+      if (result === "create") throw notFound(served.qualifiedResource, name);
+      const { object, pinned } = result;
+      if (pinned && object.metadata.resourceVersion !== String(entry.modRevision)) {
+        throw conflict(served.qualifiedResource, name);
+      }
+      const next = this.prepareUpdate(served, object, current, opts.subresource ?? "");
+      const stored = stripResourceVersion(next);
+      if (JSON.stringify(stored) === JSON.stringify(entry.value)) return { code: 200, body: current };
+      if (opts.dryRun) return { code: 200, body: next };
+      try {
+        const written = await this.writeOrFinalize(key, stored, entry);
+        return { code: 200, body: written };
+      } catch (error) {
+        if (isConflict(error) && !pinned && attempt < 16) continue;
+        if (isConflict(error)) throw conflict(served.qualifiedResource, name);
+        if (isNotFound(error)) throw notFound(served.qualifiedResource, name);
+        throw error;
+      }
+    }
+  }
+
+  /** Writes an updated object; one that is being deleted and has no finalizer left is removed. */
+  private async writeOrFinalize(key: string, stored: APIObject, entry: Entry): Promise<APIObject> {
+    const meta = stored.metadata;
+    if (meta.deletionTimestamp && !(meta.finalizers?.length) && !hasSpecFinalizers(stored)) {
+      await this.store.delete(key, entry.modRevision);
+      return { ...stored, metadata: { ...meta, resourceVersion: String(entry.modRevision) } };
+    }
+    const written = await this.store.update(key, deepFreeze(stored), entry.modRevision);
+    return wireObject(written);
+  }
+
+  /** Carries server-owned metadata over, runs the strategy and validation of an update. */
+  private prepareUpdate(served: ServedResource, object: APIObject, old: APIObject, subresource: string): APIObject {
+    const ctx = this.context();
+    const meta = object.metadata;
+    const oldMeta = old.metadata;
+    if (oldMeta.uid !== undefined && meta.uid === undefined) meta.uid = oldMeta.uid;
+    if (oldMeta.creationTimestamp !== undefined && meta.creationTimestamp === undefined) meta.creationTimestamp = oldMeta.creationTimestamp;
+    if (oldMeta.deletionTimestamp !== undefined) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+    else delete meta.deletionTimestamp;
+    if (oldMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    else delete meta.deletionGracePeriodSeconds;
+    if (served.namespaced) meta.namespace = meta.namespace ?? oldMeta.namespace ?? "";
+    const strategy = served.type.strategy;
+    strategy?.defaults?.(object, ctx);
+    meta.generation = oldMeta.generation ?? 1;
+    if ((strategy?.tracksGeneration ?? true) && specOf(object) !== specOf(old)) meta.generation += 1;
+    const kindErrors =
+      subresource === "status" && strategy?.validateStatusUpdate
+        ? strategy.validateStatusUpdate(object, old, ctx)
+        : subresource && subresource !== "status"
+          ? (strategy?.subresourceStrategies?.[subresource]?.validateUpdate?.(object, old, ctx) ?? [])
+          : [...(strategy?.validate?.(object, ctx) ?? []), ...(strategy?.validateUpdate?.(object, old, ctx) ?? [])];
+    const errors = [
+      ...validateObjectMeta(object, { namespaced: served.namespaced, nameIsLabel: served.type.kind === "Namespace" }, ctx),
+      ...validateObjectMetaUpdate(object, old, { domain: this.domain }),
+      ...kindErrors,
+    ];
+    if (errors.length) this.invalid(served, meta.name ?? "", errors);
+    return object;
+  }
+
+  /** PUT of the main resource or of `/status`. */
+  async update(served: ServedResource, namespace: string, name: string, object: APIObject, subresource: string, opts: WriteOptions): Promise<WriteResult> {
+    opts.subresource = subresource;
+    const meta = object.metadata;
+    if (meta.name !== undefined && meta.name !== name) {
+      throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+    }
+    meta.name = name;
+    if (served.namespaced) {
+      if (meta.namespace && meta.namespace !== namespace) {
+        throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      }
+      meta.namespace = namespace;
+    } else delete meta.namespace;
+    const pinned = Boolean(meta.resourceVersion);
+    const strategy = served.type.strategy;
+    const ctx = this.context();
+    return this.guaranteedUpdate(served, namespace, name, opts, (current) => {
+      const next = mutableCopy(object);
+      if (!pinned && current) next.metadata.resourceVersion = current.metadata.resourceVersion as string;
+      if (current) {
+        if (subresource === "status") {
+          if (strategy?.prepareForStatusUpdate) strategy.prepareForStatusUpdate(next, current, ctx);
+          else return { object: withStatusOf(current, next), pinned };
+        } else if (subresource) strategy?.subresourceStrategies?.[subresource]?.prepareForUpdate?.(next, current, ctx);
+        else strategy?.prepareForUpdate?.(next, current, ctx);
+      }
+      return { object: next, pinned };
+    });
+  }
+
+  /** DELETE of one object: immediate, or the first phase when finalizers remain. */
+  async delete(served: ServedResource, namespace: string, name: string, options: DeleteOptions): Promise<WriteResult> {
+    const key = objectKey(served, namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const entry = await this.store.get(key);
+      if (!entry) throw notFound(served.qualifiedResource, name);
+      const current = wireObject(entry);
+      const pre = options.preconditions;
+      if (pre?.uid !== undefined && pre.uid !== current.metadata.uid) {
+        throw conflict(served.qualifiedResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ""}`);
+      }
+      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== current.metadata.resourceVersion) {
+        throw conflict(
+          served.qualifiedResource,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ""}`,
+        );
+      }
+      const finalizers = [...(current.metadata.finalizers ?? [])];
+      if (options.propagationPolicy === "Foreground" && !finalizers.includes("foregroundDeletion")) finalizers.push("foregroundDeletion");
+      if (options.propagationPolicy === "Orphan" && !finalizers.includes("orphan")) finalizers.push("orphan");
+      const graceful = finalizers.length > 0 || hasSpecFinalizers(current);
+      const details = { name, ...(served.group ? { group: served.group } : {}), kind: served.type.resource, uid: current.metadata.uid ?? "" };
+      if (graceful) {
+        const next = mutableCopy(current) as APIObject;
+        next.metadata.finalizers = finalizers;
+        if (!next.metadata.deletionTimestamp) {
+          next.metadata.deletionTimestamp = formatTime(this.clock.now());
+          next.metadata.deletionGracePeriodSeconds = 0;
+        }
+        served.type.strategy?.prepareForDelete?.(next, this.context());
+        const code = options.propagationPolicy === "Foreground" ? 202 : 200;
+        if (options.dryRun) return { code, body: served.type.strategy?.deleteReturnsObject === false ? successStatus(details, code) : next };
+        try {
+          const written = JSON.stringify(stripResourceVersion(next)) === JSON.stringify(entry.value)
+            ? current
+            : wireObject(await this.store.update(key, deepFreeze(stripResourceVersion(next)), entry.modRevision));
+          return { code, body: served.type.strategy?.deleteReturnsObject === false ? successStatus(details, code) : written };
+        } catch (error) {
+          if (isConflict(error) && attempt < 16) continue;
+          throw error;
+        }
+      }
+      if (!options.dryRun) {
+        try {
+          await this.store.delete(key, entry.modRevision);
+        } catch (error) {
+          if (isConflict(error) && attempt < 16) continue;
+          if (isNotFound(error)) throw notFound(served.qualifiedResource, name);
+          throw error;
+        }
+      }
+      return { code: 200, body: served.type.strategy?.deleteReturnsObject ? current : successStatus(details) };
+    }
+  }
+
+  /** Refuses a write into a namespace that is being deleted (403), or that does not exist (404). */
+  static terminating(served: ServedResource, namespace: string, name: string): never {
+    throw forbidden(served.qualifiedResource, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+  }
+}
+
+/** True when a kind keeps its own finalizers in `spec.finalizers` (Namespace) and some remain. */
+export function hasSpecFinalizers(object: APIObject): boolean {
+  const spec = object.spec as { finalizers?: unknown } | undefined;
+  return Array.isArray(spec?.finalizers) && spec.finalizers.length > 0;
+}
+
+/** The default `/status` update: everything of `current` but the status of `next`. */
+function withStatusOf(current: APIObject, next: APIObject): APIObject {
+  const merged = mutableCopy(current) as APIObject;
+  if (next.status === undefined) delete merged.status;
+  else merged.status = next.status;
+  merged.metadata.resourceVersion = next.metadata.resourceVersion as string;
+  return merged;
+}

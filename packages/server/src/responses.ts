@@ -1,0 +1,56 @@
+/**
+ * Step 8 of the pipeline: encoding. Every response body is built here, so `pretty`, YAML
+ * output, `Warning` headers and the Status of an error are the same on every path.
+ * @module
+ */
+import { toStatusError, type Status, type StatusError } from "@orch/meta";
+import { stringify as stringifyYAML } from "yaml";
+import type { APIResponse } from "./api-request.js";
+import type { Negotiated } from "./negotiation.js";
+
+/** How a body is encoded. */
+export interface EncodeOptions {
+  /** JSON (default) or YAML. */
+  negotiated?: Negotiated;
+  /** Indent JSON (`?pretty=true`). */
+  pretty?: boolean;
+  /** Texts for `Warning: 299 - "<text>"` headers. */
+  warnings?: readonly string[];
+}
+
+/** Adds one `Warning` header per text, quoted as RFC 7234 wants. */
+export function addWarnings(headers: Headers, warnings: readonly string[] | undefined): void {
+  for (const text of warnings ?? []) headers.append("Warning", `299 - ${JSON.stringify(text)}`);
+}
+
+/** Serialises `body` as the negotiated representation and wraps it in a response. */
+export function encodeResponse(status: number, body: unknown, options: EncodeOptions = {}): APIResponse {
+  const headers = new Headers();
+  const yaml = options.negotiated?.representation === "yaml";
+  headers.set("Content-Type", yaml ? "application/yaml" : (options.negotiated?.contentType ?? "application/json"));
+  addWarnings(headers, options.warnings);
+  const text = yaml ? stringifyYAML(body) : options.pretty ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body);
+  return { status, headers, body: text };
+}
+
+/** The response of an error: its Status, JSON-encoded (also when YAML was asked, as the reference does). */
+export function errorResponse(error: unknown, options: Omit<EncodeOptions, "negotiated"> = {}): APIResponse {
+  const statusError: StatusError = toStatusError(error);
+  const response = encodeResponse(statusError.code, statusError.status, options);
+  const retry = statusError.status.details?.retryAfterSeconds;
+  if (retry !== undefined) response.headers.set("Retry-After", String(retry));
+  return response;
+}
+
+/** A Success Status, as a delete of most kinds and a deletecollection answer. */
+export function successStatus(details: Status["details"], code = 200): Status {
+  const status: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code };
+  if (details) status.details = details;
+  return status;
+}
+
+/** A plain-text response (health checks). */
+export function textResponse(status: number, text: string): APIResponse {
+  const headers = new Headers({ "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" });
+  return { status, headers, body: text };
+}

@@ -1,0 +1,72 @@
+/**
+ * A resource type as one group/version serves it: the resolved group, its store keys, and the
+ * conversion of stored entries to what a client sees.
+ * @module
+ */
+import type { APIObject, QualifiedKind, QualifiedResource } from "@orch/meta";
+import type { ResourceType, ResourceVersion } from "@orch/resources";
+import type { Entry } from "@orch/store";
+
+/** A resource type at one served version, with everything the handlers derive from it. */
+export interface ServedResource {
+  type: ResourceType;
+  /** The group with the domain filled in (`coordination.orch.io`); `""` for core. */
+  group: string;
+  version: ResourceVersion;
+  /** `v1` or `<group>/<version>`. */
+  apiVersion: string;
+  namespaced: boolean;
+  qualifiedResource: QualifiedResource;
+  qualifiedKind: QualifiedKind;
+  /** `/registry/<group or core>/<resource>/`. */
+  keyPrefix: string;
+}
+
+/** Builds the served form of `type` at `version` in `group` (already resolved). */
+export function serveResource(type: ResourceType, group: string, version: ResourceVersion): ServedResource {
+  return {
+    type,
+    group,
+    version,
+    apiVersion: group ? `${group}/${version.name}` : version.name,
+    namespaced: type.scope === "Namespaced",
+    qualifiedResource: { group, resource: type.resource },
+    qualifiedKind: { group, kind: type.kind },
+    keyPrefix: `/registry/${group || "core"}/${type.resource}/`,
+  };
+}
+
+/** The store key of one object. */
+export function objectKey(served: ServedResource, namespace: string, name: string): string {
+  return served.namespaced ? `${served.keyPrefix}${namespace}/${name}` : `${served.keyPrefix}${name}`;
+}
+
+/** The store prefix of a collection: one namespace, or every namespace when `namespace` is `""`. */
+export function collectionPrefix(served: ServedResource, namespace: string): string {
+  return served.namespaced && namespace ? `${served.keyPrefix}${namespace}/` : served.keyPrefix;
+}
+
+const wireCache = new WeakMap<Entry, APIObject>();
+
+/**
+ * What a client sees of a stored entry: the stored object with `metadata.resourceVersion` set
+ * to the entry's modRevision. Entries are immutable, so the result is computed once per entry
+ * and shared (frozen at the top two levels; callers must not mutate it).
+ */
+export function wireObject(entry: Entry): APIObject {
+  let wire = wireCache.get(entry);
+  if (wire === undefined) {
+    const value = entry.value as APIObject;
+    wire = Object.freeze({
+      ...value,
+      metadata: Object.freeze({ ...value.metadata, resourceVersion: String(entry.modRevision) }),
+    }) as APIObject;
+    wireCache.set(entry, wire);
+  }
+  return wire;
+}
+
+/** A deep, mutable copy of a JSON value (for strategies that edit an object). */
+export function mutableCopy<T>(value: T): T {
+  return structuredClone(value);
+}
