@@ -1,1 +1,3 @@
-export {};
+export { authenticatedGroup, userFromSocket } from "./client-certificate.js";
+export { createRequestListener, type RequestHandler, type RequestListener } from "./request-listener.js";
+export { serve, type ServedServer, type ServeOptions, type ServeTLSOptions } from "./serve.js";

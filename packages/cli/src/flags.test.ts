@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { FlagError, parseDuration, parseFlags } from "./flags.js";
+
+describe("parseFlags", () => {
+  it("has the documented defaults", () => {
+    expect(parseFlags([])).toEqual({
+      help: false,
+      bindAddress: "127.0.0.1",
+      securePort: 6443,
+      dataDir: "./.orch",
+      domain: "orch.io",
+      shutdownDelayMs: 0,
+      livezGracePeriodMs: 0,
+    });
+  });
+
+  it.each([
+    [["--secure-port", "0"], { securePort: 0 }],
+    [["--secure-port=8443"], { securePort: 8443 }],
+    [["--bind-address", "0.0.0.0"], { bindAddress: "0.0.0.0" }],
+    [["--bind-address=::1"], { bindAddress: "::1" }],
+    [["--data-dir", "/tmp/x"], { dataDir: "/tmp/x" }],
+    [["--domain", "k8s.io"], { domain: "k8s.io" }],
+    [["--shutdown-delay-duration", "5s"], { shutdownDelayMs: 5000 }],
+    [["--shutdown-delay-duration=1m30s"], { shutdownDelayMs: 90_000 }],
+    [["--livez-grace-period", "500ms"], { livezGracePeriodMs: 500 }],
+    [["--livez-grace-period", "0"], { livezGracePeriodMs: 0 }],
+    [["--help"], { help: true }],
+    [["-h"], { help: true }],
+  ] as const)("accepts %j", (argv, expected) => {
+    expect(parseFlags(argv)).toMatchObject(expected);
+  });
+
+  it.each([
+    [["--no-such-flag"], /no-such-flag/],
+    [["--secure-port"], /secure-port/],
+    [["--secure-port", "65536"], /--secure-port "65536"/],
+    [["--secure-port", "-1"], /secure-port/],
+    [["--secure-port", "http"], /--secure-port "http"/],
+    [["--bind-address", "localhost"], /--bind-address "localhost"/],
+    [["--domain", "Not A Domain"], /--domain/],
+    [["--shutdown-delay-duration", "5"], /--shutdown-delay-duration: invalid duration "5"/],
+    [["--livez-grace-period", "-5s"], /--livez-grace-period/],
+    [["--livez-grace-period", "soon"], /--livez-grace-period/],
+    [["serve"], /serve/],
+  ] as const)("refuses %j with a FlagError naming the problem", (argv, message) => {
+    expect(() => parseFlags(argv)).toThrow(FlagError);
+    expect(() => parseFlags(argv)).toThrow(message);
+  });
+});
+
+describe("parseDuration", () => {
+  it.each([
+    ["0s", 0],
+    ["0", 0],
+    ["5s", 5000],
+    ["1m30s", 90_000],
+    ["500ms", 500],
+    ["1.5h", 5_400_000],
+    ["1h2m3s4ms", 3_723_004],
+    ["250us", 0.25],
+    ["+2s", 2000],
+  ] as const)("reads %s as %d ms", (text, ms) => {
+    expect(parseDuration(text)).toBeCloseTo(ms, 9);
+  });
+
+  it.each(["", "s", "5", "5x", "1m 30s", "-1s", "1.s.5"])("refuses %j", (text) => {
+    expect(() => parseDuration(text)).toThrow(FlagError);
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * The command line of `orch-apiserver`, parsed with `node:util` `parseArgs`.
+ * @module
+ */
+import { isIP } from "node:net";
+import { parseArgs } from "node:util";
+
+/** The parsed command line of `orch-apiserver`. */
+export interface Flags {
+  /** `--help`: print {@link usage} and exit 0. */
+  help: boolean;
+  /** `--bind-address`: the IP address to listen on (`127.0.0.1`). */
+  bindAddress: string;
+  /** `--secure-port`: the HTTPS port (`6443`); `0` picks a free one. */
+  securePort: number;
+  /** `--data-dir`: where certificates and the kubeconfig live (`./.orch`), as given. */
+  dataDir: string;
+  /** `--domain`: the product domain (`orch.io`). */
+  domain: string;
+  /** `--shutdown-delay-duration` in milliseconds (`0s`): readiness fails this long before the listener closes. */
+  shutdownDelayMs: number;
+  /** `--livez-grace-period` in milliseconds (`0s`). */
+  livezGracePeriodMs: number;
+}
+
+/** A bad command line; the command prints the message and exits with code 2. */
+export class FlagError extends Error {
+  override readonly name = "FlagError";
+}
+
+/** The text `orch-apiserver --help` prints. */
+export const usage = `Usage: orch-apiserver [flags]
+
+Runs the orch API server: in-memory store, HTTPS with generated certificates, and an admin
+kubeconfig at <data-dir>/kubeconfig.
+
+Flags:
+      --bind-address string               IP address to listen on (default "127.0.0.1")
+      --secure-port int                   HTTPS port; 0 picks a free port (default 6443)
+      --data-dir string                   directory for certificates and the kubeconfig (default "./.orch")
+      --domain string                     product domain of groups, labels and markers (default "orch.io")
+      --shutdown-delay-duration duration  how long /readyz fails before the server stops accepting (default 0s)
+      --livez-grace-period duration       how long /livez may fail after start (default 0s)
+  -h, --help                              print this help
+`;
+
+const units: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  "µs": 1e-3,
+  "μs": 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/**
+ * Parses a Go duration (`0s`, `5s`, `1m30s`, `500ms`, `1.5h`, `0`) into milliseconds.
+ * Negative durations are refused here: no flag of this command takes one.
+ * @throws FlagError when `text` is not a duration
+ */
+export function parseDuration(text: string): number {
+  if (text === "0" || text === "+0") return 0;
+  const body = text.startsWith("+") ? text.slice(1) : text;
+  const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/gy;
+  let total = 0;
+  let at = 0;
+  let match: RegExpExecArray | null;
+  while (at < body.length && (match = part.exec(body)) !== null) {
+    total += Number(match[1]) * units[match[2]!]!;
+    at = part.lastIndex;
+  }
+  if (body.length === 0 || at !== body.length) throw new FlagError(`invalid duration "${text}" (examples: 0s, 5s, 1m30s, 500ms)`);
+  return total;
+}
+
+function parsePort(text: string): number {
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new FlagError(`invalid --secure-port "${text}": want an integer from 0 to 65535`);
+  return Number(text);
+}
+
+const domainPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Parses the arguments of `orch-apiserver` (without the node and script paths). Accepts
+ * `--flag value` and `--flag=value`.
+ * @throws FlagError on an unknown flag, a missing value, a positional argument or a bad value
+ * @example
+ * ```ts
+ * parseFlags(["--secure-port", "0", "--shutdown-delay-duration=5s"]).shutdownDelayMs; // 5000
+ * ```
+ */
+export function parseFlags(argv: readonly string[]): Flags {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        help: { type: "boolean", short: "h" },
+        "bind-address": { type: "string" },
+        "secure-port": { type: "string" },
+        "data-dir": { type: "string" },
+        domain: { type: "string" },
+        "shutdown-delay-duration": { type: "string" },
+        "livez-grace-period": { type: "string" },
+      },
+    }));
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split("\n")[0]! : String(error);
+    throw new FlagError(message, { cause: error });
+  }
+  const str = (name: string): string | undefined => {
+    const v = values[name];
+    return typeof v === "string" ? v : undefined;
+  };
+  const bindAddress = str("bind-address") ?? "127.0.0.1";
+  if (isIP(bindAddress) === 0) throw new FlagError(`invalid --bind-address "${bindAddress}": want an IP address`);
+  const dataDir = str("data-dir") ?? "./.orch";
+  if (dataDir === "") throw new FlagError("invalid --data-dir: empty");
+  const domain = str("domain") ?? "orch.io";
+  if (domain.length > 253 || !domainPattern.test(domain)) throw new FlagError(`invalid --domain "${domain}": want a DNS subdomain such as orch.io`);
+  const duration = (name: string): number => {
+    const v = str(name);
+    if (v === undefined) return 0;
+    try {
+      return parseDuration(v);
+    } catch (error) {
+      throw new FlagError(`invalid --${name}: ${(error as Error).message}`);
+    }
+  };
+  return {
+    help: values["help"] === true,
+    bindAddress,
+    securePort: parsePort(str("secure-port") ?? "6443"),
+    dataDir,
+    domain,
+    shutdownDelayMs: duration("shutdown-delay-duration"),
+    livezGracePeriodMs: duration("livez-grace-period"),
+  };
+}

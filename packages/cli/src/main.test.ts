@@ -1,0 +1,135 @@
+import { readFile, mkdtemp, rm } from "node:fs/promises";
+import { request as httpsRequest } from "node:https";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { APIRequest, APIServerOptions } from "@orch/server";
+import { runAPIServer, type ServerLike } from "./main.js";
+
+let dir: string;
+let stop: AbortController;
+let running: Promise<number> | undefined;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "orch-main-"));
+  stop = new AbortController();
+});
+afterEach(async () => {
+  stop.abort();
+  await running;
+  running = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+function capture() {
+  const out = { text: "", write: (t: string) => (out.text += t) };
+  return out;
+}
+
+interface Fake extends ServerLike {
+  seen: APIRequest[];
+  options: APIServerOptions | undefined;
+  shutdowns: number;
+}
+
+function fakeServer(): Fake {
+  const fake: Fake = {
+    seen: [],
+    options: undefined,
+    shutdowns: 0,
+    maxRequestBodyBytes: 1024,
+    ready: async () => {},
+    handle: async (req) => {
+      fake.seen.push(req);
+      return { status: 200, headers: new Headers({ "content-type": "text/plain" }), body: "pong" };
+    },
+    shutdown: async () => {
+      fake.shutdowns++;
+    },
+  };
+  return fake;
+}
+
+async function start(argv: string[]) {
+  const stdout = capture();
+  const stderr = capture();
+  const fake = fakeServer();
+  let ready!: (info: { url: string; kubeconfig: string }) => void;
+  const readyInfo = new Promise<{ url: string; kubeconfig: string }>((r) => (ready = r));
+  running = runAPIServer(argv, {
+    stdout,
+    stderr,
+    signal: stop.signal,
+    createServer: (options) => {
+      fake.options = options;
+      return fake;
+    },
+    onReady: ready,
+  });
+  const info = await Promise.race([readyInfo, running.then((code) => Promise.reject(new Error(`exited ${code}: ${stderr.text}`)))]);
+  return { stdout, stderr, fake, info };
+}
+
+describe("runAPIServer", () => {
+  it("prints one ready line, serves TLS to the admin certificate, and stops gracefully", async () => {
+    const { stdout, fake, info } = await start(["--secure-port", "0", "--data-dir", dir, "--domain", "k8s.io", "--shutdown-delay-duration", "1s", "--livez-grace-period=2s"]);
+    expect(fake.options).toEqual({ domain: "k8s.io", shutdownDelayMs: 1000, livezGracePeriodMs: 2000 });
+    const kubeconfigPath = join(dir, "kubeconfig");
+    expect(stdout.text).toMatch(/^orch-apiserver ready url=https:\/\/127\.0\.0\.1:\d+ kubeconfig=\S+\n$/);
+    expect(stdout.text).toBe(`orch-apiserver ready url=${info.url} kubeconfig=${kubeconfigPath}\n`);
+
+    const config = parse(await readFile(kubeconfigPath, "utf8"));
+    expect(config["current-context"]).toBe("orch");
+    expect(config.contexts).toEqual([{ name: "orch", context: { cluster: "orch", user: "admin" } }]);
+    expect(config.clusters[0].cluster.server).toBe(info.url);
+    const b64 = (s: string) => Buffer.from(s, "base64").toString();
+    const ca = b64(config.clusters[0].cluster["certificate-authority-data"]);
+    const cert = b64(config.users[0].user["client-certificate-data"]);
+    const key = b64(config.users[0].user["client-key-data"]);
+
+    const body = await new Promise<string>((resolve, reject) => {
+      httpsRequest(`${info.url}/version`, { ca, cert, key, agent: false }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (text += c));
+        res.on("end", () => resolve(text));
+      })
+        .on("error", reject)
+        .end();
+    });
+    expect(body).toBe("pong");
+    expect(fake.seen[0]?.user).toEqual({ name: "admin", groups: ["system:masters", "system:authenticated"] });
+
+    stop.abort();
+    expect(await running).toBe(0);
+    expect(fake.shutdowns).toBe(1);
+  });
+
+  it("exits 2 with a message on stderr for a bad flag", async () => {
+    const stderr = capture();
+    const code = await runAPIServer(["--secure-port", "x"], { stdout: capture(), stderr });
+    expect(code).toBe(2);
+    expect(stderr.text).toContain('invalid --secure-port "x"');
+  });
+
+  it("prints usage for --help and exits 0", async () => {
+    const stdout = capture();
+    expect(await runAPIServer(["--help"], { stdout, stderr: capture() })).toBe(0);
+    expect(stdout.text).toContain("--shutdown-delay-duration");
+  });
+
+  it("exits 1 with a message when the port is taken", async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", r));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const stderr = capture();
+      const code = await runAPIServer(["--secure-port", String(port), "--data-dir", dir], { stdout: capture(), stderr, signal: stop.signal, createServer: fakeServer });
+      expect(code).toBe(1);
+      expect(stderr.text).toContain("EADDRINUSE");
+    } finally {
+      await new Promise((r) => blocker.close(r));
+    }
+  });
+});

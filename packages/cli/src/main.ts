@@ -1,0 +1,145 @@
+/**
+ * `orch-apiserver`: an `APIServer` over HTTPS with generated certificates and an admin
+ * kubeconfig, shut down gracefully on SIGTERM or SIGINT.
+ * @module
+ */
+import { join, resolve } from "node:path";
+import { serve, type RequestHandler, type ServedServer } from "@orch/node";
+import type { APIServerOptions } from "@orch/server";
+import { ensureCertificates } from "./certificates.js";
+import { FlagError, parseFlags, usage } from "./flags.js";
+import { writeKubeconfig } from "./kubeconfig.js";
+
+/** Where {@link runAPIServer} writes: `process.stdout` or anything with `write`. */
+export interface Output {
+  /** Writes text as it is. */
+  write(text: string): unknown;
+}
+
+/** What {@link runAPIServer} serves: `APIServer` has this shape. */
+export interface ServerLike extends RequestHandler {
+  /** Resolves once the server can serve. */
+  ready(): Promise<void>;
+}
+
+/** Options of {@link runAPIServer}. */
+export interface RunOptions {
+  /** Receives the one ready line (and `--help`). */
+  stdout: Output;
+  /** Receives errors. */
+  stderr: Output;
+  /**
+   * Stops the server gracefully when aborted. Without it, SIGTERM and SIGINT do (and stay
+   * handled until the shutdown ends, so a second Ctrl-C does not cut it short).
+   */
+  signal?: AbortSignal;
+  /**
+   * Builds the server from the flags' options; `new APIServer(options)` by default. For
+   * embedding a customised server behind the same command line, and for tests.
+   */
+  createServer?: (options: APIServerOptions) => ServerLike;
+  /** Called once the server is ready, with its URL and kubeconfig path (for embedding and tests). */
+  onReady?: (info: { url: string; kubeconfig: string }) => void;
+}
+
+function untilStopped(signal: AbortSignal | undefined): { stopped: Promise<void>; dispose(): void } {
+  if (signal) {
+    return {
+      stopped: signal.aborted ? Promise.resolve() : new Promise((r) => signal.addEventListener("abort", () => r(), { once: true })),
+      dispose: () => undefined,
+    };
+  }
+  let stop!: () => void;
+  const stopped = new Promise<void>((r) => (stop = r));
+  const onSignal = () => stop();
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  return {
+    stopped,
+    dispose: () => {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+    },
+  };
+}
+
+/**
+ * Runs `orch-apiserver` with `argv` (the arguments after the command name) and resolves with
+ * the exit code once it has stopped: 0 after a graceful shutdown or `--help`, 2 for a bad
+ * command line, 1 when the server cannot start (the port is taken, the data directory is not
+ * writable).
+ *
+ * When ready, it prints exactly one line to `stdout`:
+ * `orch-apiserver ready url=https://127.0.0.1:<port> kubeconfig=<absolute path>`.
+ */
+export async function runAPIServer(argv: readonly string[], options: RunOptions): Promise<number> {
+  let flags;
+  try {
+    flags = parseFlags(argv);
+  } catch (error) {
+    if (!(error instanceof FlagError)) throw error;
+    options.stderr.write(`orch-apiserver: ${error.message}\nRun 'orch-apiserver --help' for usage.\n`);
+    return 2;
+  }
+  if (flags.help) {
+    options.stdout.write(usage);
+    return 0;
+  }
+
+  const stop = untilStopped(options.signal);
+  let served: ServedServer | undefined;
+  try {
+    const dataDir = resolve(flags.dataDir);
+    const serverOptions: APIServerOptions = {
+      domain: flags.domain,
+      shutdownDelayMs: flags.shutdownDelayMs,
+      livezGracePeriodMs: flags.livezGracePeriodMs,
+    };
+    // Certificates and the server start side by side: each takes a good part of startup.
+    const pending = ensureCertificates(dataDir, { bindAddress: flags.bindAddress });
+    pending.catch(() => undefined);
+    const server = options.createServer
+      ? options.createServer(serverOptions)
+      : new (await import("@orch/server")).APIServer(serverOptions);
+    const [certificates] = await Promise.all([pending, server.ready()]);
+    served = await serve(server, {
+      host: flags.bindAddress,
+      port: flags.securePort,
+      tls: { key: certificates.serverKey, cert: certificates.serverCert, ca: certificates.caCert, requestCert: true },
+    });
+    const kubeconfig = join(dataDir, "kubeconfig");
+    await writeKubeconfig(kubeconfig, {
+      server: served.url,
+      caCert: certificates.caCert,
+      clientCert: certificates.adminCert,
+      clientKey: certificates.adminKey,
+    });
+    options.stdout.write(`orch-apiserver ready url=${served.url} kubeconfig=${kubeconfig}\n`);
+    options.onReady?.({ url: served.url, kubeconfig });
+    await stop.stopped;
+    await served.close();
+    return 0;
+  } catch (error) {
+    options.stderr.write(`orch-apiserver: ${error instanceof Error ? error.message : String(error)}\n`);
+    await served?.close();
+    return 1;
+  } finally {
+    stop.dispose();
+  }
+}
+
+/**
+ * The process entry of the `orch-apiserver` bin: runs {@link runAPIServer} on `process.argv`
+ * with the process's stdout and stderr, and exits with its code.
+ */
+export async function main(): Promise<never> {
+  // The handlers stay until the process exits: a Ctrl-C reaches this process twice (from the
+  // terminal and forwarded by the bin's launcher), and a repeat that came after the handlers
+  // were gone would kill the process with SIGINT instead of letting it exit 0.
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  const code = await runAPIServer(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, signal: stop.signal });
+  process.exit(code);
+}
