@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApp } from "./main.js";
+
+describe("Express example", () => {
+  let app: Awaited<ReturnType<typeof startApp>>;
+  beforeAll(async () => {
+    app = await startApp();
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it("keeps the app's own routes", async () => {
+    const res = await fetch(`${app.url}/hello`);
+    expect(await res.json()).toEqual({ hello: "from express" });
+  });
+
+  it("serves the orch API beside them: create, then read back over HTTP", async () => {
+    const created = await fetch(`${app.url}/api/v1/namespaces/default/configmaps`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ metadata: { name: "from-express" }, data: { a: "1" } }),
+    });
+    expect(created.status).toBe(201);
+    const got = await fetch(`${app.url}/api/v1/namespaces/default/configmaps/from-express`);
+    expect(await got.json()).toMatchObject({ kind: "ConfigMap", metadata: { name: "from-express" }, data: { a: "1" } });
+    const missing = await fetch(`${app.url}/api/v1/namespaces/default/configmaps/nope`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ kind: "Status", reason: "NotFound" });
+  });
+});
