@@ -4,6 +4,10 @@
  * @module
  */
 import { printResults, runCase, type Result } from "./harness.js";
+import { commandReadyMs, inProcessReadyMs, throughput, watchFanOut } from "./http.bench.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { storeCases, storeHeap } from "./store.bench.js";
 
 const quick = process.argv.includes("--quick");
@@ -21,3 +25,25 @@ console.log(
   `\nheap: ${sizes.heapObjects.toLocaleString("en")} objects, ${(heap.jsonBytes / 2 ** 20).toFixed(1)} MiB of JSON, ` +
     `${(heap.heapBytes / 2 ** 20).toFixed(1)} MiB of heap: ${heap.ratio.toFixed(2)}x (target ≤2x) ${heap.ratio <= 2 ? "ok" : "OVER"}`,
 );
+
+console.log(`\nHTTP: orch (APIServer behind @orch/node) vs a bare node:http server answering the same JSON (autocannon, 16 connections)`);
+for (const r of await throughput(quick ? 2 : 5)) {
+  console.log(
+    `${r.name.padEnd(40)} orch ${r.orch.toFixed(0).padStart(7)} req/s   baseline ${r.baseline.toFixed(0).padStart(7)} req/s   ` +
+      `${(r.share * 100).toFixed(0)}% of baseline (target ≥${r.target * 100}%) ${r.share >= r.target ? "ok" : "UNDER"}`,
+  );
+}
+const fan = await watchFanOut(1000, quick ? 5 : 10);
+console.log(
+  `watch fan-out: 1000 HTTP watchers x ${quick ? 5 : 10} events (${quick ? 5000 : 10000} deliveries): orch ${fan.orchMs.toFixed(0)} ms, ` +
+    `baseline ${fan.baselineMs.toFixed(0)} ms (${(fan.orchMs / fan.baselineMs).toFixed(2)}x)`,
+);
+const inProcess = await inProcessReadyMs(5);
+console.log(`in-process APIServer ready: ${inProcess.toFixed(1)} ms (target <20 ms) ${inProcess < 20 ? "ok" : "OVER"}`);
+const dataDir = mkdtempSync(join(tmpdir(), "orch-bench-"));
+try {
+  const command = await commandReadyMs(dataDir);
+  console.log(`orch-apiserver ready: ${command.toFixed(0)} ms (target <1000 ms) ${command < 1000 ? "ok" : "OVER"}`);
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}

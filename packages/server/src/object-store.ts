@@ -67,10 +67,10 @@ export type NamespaceGuard = (served: ServedResource, namespace: string, name: s
 
 const generateNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
 
+/** Five characters of the reference alphabet; names need uniqueness, not secrecy (a clash is a 409). */
 function randomSuffix(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(5));
   let out = "";
-  for (const b of bytes) out += generateNameAlphabet[b % generateNameAlphabet.length];
+  for (let i = 0; i < 5; i++) out += generateNameAlphabet[Math.floor(Math.random() * generateNameAlphabet.length)];
   return out;
 }
 

@@ -88,7 +88,11 @@ export function resourceRequestInfo(method: string, parsed: ParsedURL): Resource
   let namespace = "";
   if (rest[0] === "namespaces" && rest.length > 1) {
     namespace = rest[1] as string;
-    if (rest.length > 2 && !namespaceSubresources.has(rest[2] as string)) rest = rest.slice(2);
+    if (rest.length > 2 && !namespaceSubresources.has(rest[2] as string)) {
+      rest = rest.slice(2);
+      // `namespaces/<ns>/namespaces[/...]` names no route (namespaces are cluster-scoped): 404.
+      if (rest[0] === "namespaces") return undefined;
+    }
   }
   if (rest.length > 3 || rest.length === 0) return undefined;
   const resource = rest[0] as string;

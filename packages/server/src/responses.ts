@@ -23,13 +23,30 @@ export function addWarnings(headers: Headers, warnings: readonly string[] | unde
   for (const text of warnings ?? []) headers.append("Warning", `299 - ${JSON.stringify(text)}`);
 }
 
+/**
+ * A body already serialised as compact JSON (from the per-entry cache), with the value it
+ * stands for, for the representations that must re-encode (YAML, `pretty`).
+ */
+export class EncodedJSON {
+  /** @param json the compact JSON text of `value`. */
+  constructor(
+    readonly json: string,
+    readonly value: () => unknown,
+  ) {}
+}
+
 /** Serialises `body` as the negotiated representation and wraps it in a response. */
 export function encodeResponse(status: number, body: unknown, options: EncodeOptions = {}): APIResponse {
   const headers = new Headers();
   const yaml = options.negotiated?.representation === "yaml";
   headers.set("Content-Type", yaml ? "application/yaml" : (options.negotiated?.contentType ?? "application/json"));
   addWarnings(headers, options.warnings);
-  const text = yaml ? stringifyYAML(body) : options.pretty ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body);
+  let text: string;
+  if (body instanceof EncodedJSON && !yaml && !options.pretty) text = body.json;
+  else {
+    const value = body instanceof EncodedJSON ? body.value() : body;
+    text = yaml ? stringifyYAML(value) : options.pretty ? `${JSON.stringify(value, null, 2)}\n` : JSON.stringify(value);
+  }
   return { status, headers, body: text };
 }
 

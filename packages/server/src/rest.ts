@@ -22,8 +22,8 @@ import { negotiate, readObjectBody, type Negotiated } from "./negotiation.js";
 import type { DeleteOptions, FieldValidation, ObjectStore, WriteOptions, WriteResult } from "./object-store.js";
 import { applyPatch } from "./patch.js";
 import type { ResourceRequestInfo } from "./request-info.js";
-import { addWarnings, encodeResponse } from "./responses.js";
-import { collectionPrefix, objectKey, wireObject, type ServedResource } from "./served-resource.js";
+import { addWarnings, EncodedJSON, encodeResponse } from "./responses.js";
+import { collectionPrefix, objectKey, wireJSON, wireObject, type ServedResource } from "./served-resource.js";
 import { parseIncludeObject, renderTable } from "./table.js";
 import { notFound as notFoundError } from "@orch/meta";
 
@@ -169,7 +169,7 @@ export async function serveResource(ctx: RestContext, served: ServedResource, in
       if (negotiated.representation === "table") {
         return encode(200, renderTable(served, [object], { resourceVersion: object.metadata.resourceVersion ?? "" }, parseIncludeObject(query.get("includeObject")), ctx.domain, ctx.clock.now()));
       }
-      return encode(200, object);
+      return encode(200, new EncodedJSON(wireJSON(entry), () => object));
     }
     case "list": {
       const params = readParams(query);
@@ -181,14 +181,15 @@ export async function serveResource(ctx: RestContext, served: ServedResource, in
         domain: ctx.domain,
         clock: ctx.clock,
       });
-      const items = chunk.entries.map(wireObject);
       const metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number } = { resourceVersion: String(chunk.resourceVersion) };
       if (chunk.continue) metadata.continue = chunk.continue;
       if (chunk.remainingItemCount !== undefined) metadata.remainingItemCount = chunk.remainingItemCount;
       if (negotiated.representation === "table") {
-        return encode(200, renderTable(served, items, metadata, parseIncludeObject(query.get("includeObject")), ctx.domain, ctx.clock.now()));
+        return encode(200, renderTable(served, chunk.entries.map(wireObject), metadata, parseIncludeObject(query.get("includeObject")), ctx.domain, ctx.clock.now()));
       }
-      return encode(200, { kind: listKind(served), apiVersion: served.apiVersion, metadata, items });
+      const head = `{"kind":${JSON.stringify(listKind(served))},"apiVersion":${JSON.stringify(served.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
+      const json = `${head}${chunk.entries.map(wireJSON).join(",")}]}`;
+      return encode(200, new EncodedJSON(json, () => ({ kind: listKind(served), apiVersion: served.apiVersion, metadata, items: chunk.entries.map(wireObject) })));
     }
     case "watch":
       return watch(ctx, served, namespace, info, request, query, negotiated);
@@ -324,7 +325,10 @@ async function watch(
   };
   async function* stream(): AsyncGenerator<string> {
     try {
-      for await (const event of events) yield `${JSON.stringify(render(event))}\n`;
+      for await (const event of events) {
+        if (!table && event.type !== "ERROR" && event.type !== "BOOKMARK") yield `{"type":"${event.type}","object":${wireJSON(event.entry)}}\n`;
+        else yield `${JSON.stringify(render(event))}\n`;
+      }
     } finally {
       controller.abort();
     }

@@ -66,6 +66,21 @@ export function wireObject(entry: Entry): APIObject {
   return wire;
 }
 
+const jsonCache = new WeakMap<Entry, string>();
+
+/**
+ * The JSON text of {@link wireObject}, serialised once per entry and reused by every read that
+ * answers plain JSON (gets, list items, watch events).
+ */
+export function wireJSON(entry: Entry): string {
+  let json = jsonCache.get(entry);
+  if (json === undefined) {
+    json = JSON.stringify(wireObject(entry));
+    jsonCache.set(entry, json);
+  }
+  return json;
+}
+
 /** A deep, mutable copy of a JSON value (for strategies that edit an object). */
 export function mutableCopy<T>(value: T): T {
   return structuredClone(value);
