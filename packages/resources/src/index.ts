@@ -1,4 +1,6 @@
 export type {
+  ActionResult,
+  ActionSubresource,
   ResourceStrategy,
   ResourceType,
   ResourceVersion,

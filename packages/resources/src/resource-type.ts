@@ -22,6 +22,20 @@ export interface ResourceVersion {
   storage: boolean;
   /** Served but deprecated: requests get a `Warning` header. */
   deprecated?: boolean;
+  /**
+   * Defaults of this version alone, run on objects written through it before conversion
+   * (admissionregistration `v1beta1` defaults `failurePolicy` to `Ignore`, `v1` to `Fail`).
+   */
+  defaults?(object: APIObject, ctx: StrategyContext): void;
+  /**
+   * Converts an object of this version to the storage version (the result carries the storage
+   * version's `apiVersion`). Absent on the storage version; required on every other version.
+   * Round trips through {@link fromStorage} must lose nothing (annotations may carry fields one
+   * version lacks).
+   */
+  toStorage?(object: APIObject): APIObject;
+  /** Converts a stored object to this version (the result carries this version's `apiVersion`). */
+  fromStorage?(object: APIObject): APIObject;
 }
 
 /** A Table column and how a cell is computed from an object. */
@@ -47,6 +61,34 @@ export interface StrategyContext {
   domain: string;
   /** Now, in milliseconds since the epoch, from the server's Clock. */
   now: number;
+}
+
+/**
+ * A sub-resource that takes a POST of another kind and acts on its parent: Pod `binding` and
+ * `eviction`, ServiceAccount `token`. The server decodes the body with `schema`, then `act`
+ * decides the answer and what happens to the parent.
+ */
+export interface ActionSubresource {
+  /** The kind of the POSTed body (`Binding`, `Eviction`, `TokenRequest`). */
+  kind: string;
+  /** Its `apiVersion` with `{domain}` standing for the domain (`v1`, `policy/v1`, `authentication.{domain}/v1`). */
+  apiVersion: string;
+  /** The schema of the body. */
+  schema: z.ZodType;
+  /**
+   * Decides the action on `parent` (a mutable copy of the stored object) for `body`. Returns the
+   * response (`code`, `body`) and what to do with the parent: `"update"` writes the changed
+   * parent, `"delete"` deletes it, `"none"` leaves it. Field errors are a 422 on the body's kind;
+   * a throw of a StatusError is answered as is (409 for a pod already bound, for instance).
+   */
+  act(parent: APIObject, body: APIObject, ctx: StrategyContext): ActionResult | FieldError[] | Promise<ActionResult | FieldError[]>;
+}
+
+/** What an {@link ActionSubresource} decided. */
+export interface ActionResult {
+  code: number;
+  body: unknown;
+  parent: "update" | "delete" | "none";
 }
 
 /** What a strategy does for a write to one sub-resource other than `status` (`finalize`, ...). */
@@ -88,8 +130,18 @@ export interface ResourceStrategy {
    * {@link validateUpdate} for such writes.
    */
   validateStatusUpdate?(object: APIObject, old: APIObject, ctx: StrategyContext): FieldError[];
-  /** Strategies of other sub-resources by name (Namespace `finalize`). */
+  /**
+   * Strategies of other sub-resources written with PUT/PATCH by name (Namespace `finalize`,
+   * CertificateSigningRequest `approval`); the sub-resource must be listed in `subresources`.
+   */
   subresourceStrategies?: Readonly<Record<string, SubresourceStrategy>>;
+  /** Sub-resources that take a POST of another kind (Pod `binding`, `eviction`; ServiceAccount `token`). */
+  actions?: Readonly<Record<string, ActionSubresource>>;
+  /**
+   * For a virtual kind (`ResourceType.virtual`: SubjectAccessReview, TokenReview): computes the
+   * answer to a create, usually by filling `status`. Nothing is stored.
+   */
+  evaluate?(object: APIObject, ctx: StrategyContext): APIObject | Promise<APIObject>;
   /** Field-selector fields beyond `metadata.name` and `metadata.namespace`. */
   selectableFields?(object: APIObject): Record<string, string>;
   /** The names `selectableFields` can return, for the 400 of an unsupported field. */
@@ -132,5 +184,18 @@ export interface ResourceType {
   subresources?: readonly string[];
   /** Verbs offered; all of {@link Verb} by default. */
   verbs?: readonly Verb[];
+  /** Objects are never stored: only `create` is offered, answered by `strategy.evaluate`. */
+  virtual?: boolean;
+  /**
+   * Creating one of these performs an action sub-resource of another resource instead of storing
+   * it: `Binding` (`bindings`) is `{ resource: "pods", action: "binding" }` on the pod of the same
+   * name and namespace.
+   */
+  actionOn?: { resource: string; action: string };
+  /**
+   * Objects are computed by the server, not stored (ComponentStatus): only `get` and `list`,
+   * answered from the `computed` provider the server is given for this resource.
+   */
+  computed?: boolean;
   strategy?: ResourceStrategy;
 }
