@@ -3,7 +3,7 @@
  * the clock, and runs every request through the pipeline of architecture.md.
  * @module
  */
-import { methodNotAllowed, requestEntityTooLarge, statusError } from "@orch/meta";
+import { methodNotAllowed, requestEntityTooLarge, statusError, type APIObject } from "@orch/meta";
 import { builtinResources, openAPIDocument, openAPIIndex, ResourceRegistry, type ResourceType } from "@orch/resources";
 import type { Clock, Store } from "@orch/store";
 import { MemoryStore, systemClock } from "@orch/store";
@@ -115,7 +115,14 @@ export class APIServer {
     this.#namespaces = new NamespaceLifecycle(this.store, this.clock, this.domain, this.#objects, namespaces, () =>
       this.#served.filter((s) => s.namespaced && s.version.storage),
     );
-    this.#rest = { store: this.store, clock: this.clock, domain: this.domain, objects: this.#objects };
+    this.#rest = {
+      store: this.store,
+      clock: this.clock,
+      domain: this.domain,
+      objects: this.#objects,
+      lookup: (group, version, resource) => this.#byPath.get(`${group}/${version}/${resource}`),
+      computed: (served) => this.#computed(served),
+    };
   }
 
   /** Resolves once the built-in namespaces exist and the server can serve. */
@@ -124,6 +131,30 @@ export class APIServer {
       this.#started = true;
     });
     return this.#ready;
+  }
+
+  /**
+   * The objects of computed kinds: ComponentStatus reports the real health of this server's own
+   * components (its store and its controllers).
+   */
+  async #computed(served: ServedResource): Promise<APIObject[]> {
+    if (served.type.resource !== "componentstatuses") return [];
+    const component = (name: string, healthy: boolean, error: string): APIObject => ({
+      kind: "ComponentStatus",
+      apiVersion: served.apiVersion,
+      metadata: { name },
+      conditions: [healthy ? { type: "Healthy", status: "True", message: "ok" } : { type: "Healthy", status: "False", message: "", error }],
+    });
+    let storeHealthy = true;
+    try {
+      await this.store.revision();
+    } catch {
+      storeHealthy = false;
+    }
+    return [
+      component("controller-manager", this.#started && !this.#shuttingDown, "the namespace controller is not running"),
+      component("storage", storeHealthy, "the store does not answer"),
+    ];
   }
 
   /** The health checks of `/livez` (and `/healthz`). */

@@ -14,7 +14,8 @@ export function verbsOf(served: ServedResource): string[] {
   return [...(served.type.verbs ?? allVerbs)].sort();
 }
 
-function subresourceVerbs(sub: string): string[] {
+function subresourceVerbs(served: ServedResource, sub: string): string[] {
+  if (served.type.strategy?.actions?.[sub]) return ["create"];
   return sub === "finalize" ? ["update"] : ["get", "patch", "update"];
 }
 
@@ -87,7 +88,7 @@ export function apiResourceList(resources: readonly ServedResource[], group: str
     if (r.type.categories?.length) entry.categories = [...r.type.categories];
     list.push(entry);
     for (const sub of r.type.subresources ?? []) {
-      list.push({ name: `${r.type.resource}/${sub}`, singularName: "", namespaced: r.namespaced, kind: r.type.kind, verbs: subresourceVerbs(sub) });
+      list.push({ name: `${r.type.resource}/${sub}`, singularName: "", namespaced: r.namespaced, kind: r.type.kind, verbs: subresourceVerbs(r, sub) });
     }
   }
   return { kind: "APIResourceList", apiVersion: "v1", groupVersion: groupVersion(group, version), resources: list };
@@ -131,7 +132,7 @@ export function aggregatedDiscovery(resources: readonly ServedResource[], legacy
             item.subresources = r.type.subresources.map((sub) => ({
               subresource: sub,
               responseKind: { group: r.group, version: v, kind: r.type.kind },
-              verbs: subresourceVerbs(sub),
+              verbs: subresourceVerbs(r, sub),
             }));
           }
           return item;

@@ -12,6 +12,7 @@ import {
   forbidden,
   invalid,
   isAlreadyExists,
+  methodNotAllowed,
   isConflict,
   isNotFound,
   notFound,
@@ -30,7 +31,7 @@ import {
   validateObjectMeta,
   validateObjectMetaUpdate,
 } from "@orch/resources";
-import type { StrategyContext } from "@orch/resources";
+import type { ActionSubresource, StrategyContext } from "@orch/resources";
 import type { Clock, Entry, Store } from "@orch/store";
 import { mutableCopy, objectKey, wireObject, type ServedResource } from "./served-resource.js";
 import { successStatus } from "./responses.js";
@@ -139,8 +140,11 @@ export class ObjectStore {
       }
     }
     value = dropUnknownFields(value, served.type, served.version);
-    const decoded = decodeObject(served.type, served.version, value) as APIObject;
+    let decoded = decodeObject(served.type, served.version, value) as APIObject;
     if (!isPlainObject(decoded.metadata)) decoded.metadata = {};
+    // Everything past decoding works on the storage version.
+    served.version.defaults?.(decoded, this.context());
+    if (served.version.toStorage) decoded = served.version.toStorage(decoded);
     return decoded;
   }
 
@@ -168,6 +172,8 @@ export class ObjectStore {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     const strategy = served.type.strategy;
+    // A kind with a status sub-resource starts without status; its strategy may set one.
+    if (served.type.subresources?.includes("status")) delete object.status;
     strategy?.defaults?.(object, ctx);
     strategy?.prepareForCreate?.(object, ctx);
     const errors = [
@@ -290,20 +296,95 @@ export class ObjectStore {
       meta.namespace = namespace;
     } else delete meta.namespace;
     const pinned = Boolean(meta.resourceVersion);
-    const strategy = served.type.strategy;
-    const ctx = this.context();
     return this.guaranteedUpdate(served, namespace, name, opts, (current) => {
       const next = mutableCopy(object);
       if (!pinned && current) next.metadata.resourceVersion = current.metadata.resourceVersion as string;
-      if (current) {
-        if (subresource === "status") {
-          if (strategy?.prepareForStatusUpdate) strategy.prepareForStatusUpdate(next, current, ctx);
-          else return { object: withStatusOf(current, next), pinned };
-        } else if (subresource) strategy?.subresourceStrategies?.[subresource]?.prepareForUpdate?.(next, current, ctx);
-        else strategy?.prepareForUpdate?.(next, current, ctx);
-      }
-      return { object: next, pinned };
+      return { object: current ? this.prepareWrite(served, subresource, next, current) : next, pinned };
     });
+  }
+
+  /**
+   * What an update through `subresource` may change of `current` (gaps.md, "Status
+   * sub-resource"): a write to the main resource keeps the stored `status` of a kind with a
+   * status sub-resource; a write to `/status` changes only `status`; other sub-resources follow
+   * their strategy. The kind's own hooks run after these defaults.
+   */
+  prepareWrite(served: ServedResource, subresource: string, next: APIObject, current: APIObject): APIObject {
+    const strategy = served.type.strategy;
+    const ctx = this.context();
+    if (subresource === "status") {
+      if (strategy?.prepareForStatusUpdate) {
+        strategy.prepareForStatusUpdate(next, current, ctx);
+        return next;
+      }
+      return withStatusOf(current, next);
+    }
+    if (subresource) {
+      strategy?.subresourceStrategies?.[subresource]?.prepareForUpdate?.(next, current, ctx);
+      return next;
+    }
+    if (served.type.subresources?.includes("status")) {
+      if (current.status === undefined) delete next.status;
+      else next.status = mutableCopy(current.status);
+    }
+    strategy?.prepareForUpdate?.(next, current, ctx);
+    return next;
+  }
+
+  /**
+   * POST to an action sub-resource (Pod `binding`, `eviction`): decodes the body of the action's
+   * kind, lets the action decide on a copy of the parent, and writes or deletes the parent.
+   */
+  async act(served: ServedResource, namespace: string, name: string, action: ActionSubresource, body: unknown, opts: WriteOptions): Promise<WriteResult> {
+    if (!isPlainObject(body)) throw badRequest(`the body of a ${action.kind} must be a JSON object`);
+    const apiVersion = action.apiVersion.replace("{domain}", this.domain);
+    if (body.kind !== undefined && body.kind !== action.kind) {
+      throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${action.kind})`);
+    }
+    if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
+      throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
+    }
+    const parsed = action.schema.safeParse({ ...body, apiVersion, kind: action.kind });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw badRequest(`${action.kind} in version "${apiVersion}" cannot be handled as a ${action.kind}: ${issue ? `${issue.path.join(".")}: ${issue.message}` : "invalid"}`);
+    }
+    const request = parsed.data as APIObject;
+    const key = objectKey(served, namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const entry = await this.store.get(key);
+      if (!entry) throw notFound(served.qualifiedResource, name);
+      const parent = mutableCopy(wireObject(entry)) as APIObject;
+      const outcome = await action.act(parent, request, this.context());
+      if (Array.isArray(outcome)) {
+        const group = apiVersion.includes("/") ? (apiVersion.split("/")[0] as string) : "";
+        throw invalid({ group, kind: action.kind }, name, outcome);
+      }
+      if (opts.dryRun || outcome.parent === "none") return { code: outcome.code, body: outcome.body as APIObject };
+      try {
+        if (outcome.parent === "delete") await this.store.delete(key, entry.modRevision);
+        else {
+          const next = this.prepareUpdate(served, parent, wireObject(entry), "");
+          await this.store.update(key, deepFreeze(stripResourceVersion(next)), entry.modRevision);
+        }
+        return { code: outcome.code, body: outcome.body as APIObject };
+      } catch (error) {
+        if (isConflict(error) && attempt < 16) continue;
+        throw error;
+      }
+    }
+  }
+
+  /** create of a virtual kind (SubjectAccessReview, TokenReview): validated, answered, not stored. */
+  async evaluate(served: ServedResource, namespace: string, object: APIObject): Promise<WriteResult> {
+    const ctx = this.context();
+    if (served.namespaced && namespace) object.metadata.namespace = namespace;
+    const strategy = served.type.strategy;
+    strategy?.defaults?.(object, ctx);
+    const errors = strategy?.validate?.(object, ctx) ?? [];
+    if (errors.length) this.invalid(served, object.metadata.name ?? "", errors);
+    if (!strategy?.evaluate) throw methodNotAllowed(served.qualifiedResource, "create");
+    return { code: 201, body: await strategy.evaluate(object, ctx) };
   }
 
   /** DELETE of one object: immediate, or the first phase when finalizers remain. */

@@ -23,7 +23,7 @@ import type { DeleteOptions, FieldValidation, ObjectStore, WriteOptions, WriteRe
 import { applyPatch } from "./patch.js";
 import type { ResourceRequestInfo } from "./request-info.js";
 import { addWarnings, EncodedJSON, encodeResponse } from "./responses.js";
-import { collectionPrefix, objectKey, wireJSON, wireObject, type ServedResource } from "./served-resource.js";
+import { collectionPrefix, objectKey, presentJSON, presentObject, wireObject, type ServedResource } from "./served-resource.js";
 import { parseIncludeObject, renderTable } from "./table.js";
 import { notFound as notFoundError } from "@orch/meta";
 
@@ -33,6 +33,10 @@ export interface RestContext {
   clock: Clock;
   domain: string;
   objects: ObjectStore;
+  /** Another served resource of the same server (for `actionOn` kinds such as Binding). */
+  lookup(group: string, version: string, resource: string): ServedResource | undefined;
+  /** The objects of a `computed` kind (ComponentStatus), computed on each read. */
+  computed(served: ServedResource): Promise<APIObject[]>;
 }
 
 /** 404 for a path that names no resource. */
@@ -158,18 +162,20 @@ export async function serveResource(ctx: RestContext, served: ServedResource, in
   const encode = (code: number, body: unknown, warnings?: string[]) =>
     encodeResponse(code, body, { negotiated, pretty, ...(warnings ? { warnings } : {}) });
   const writeOptions = (): WriteOptions => ({ dryRun: parseDryRun(query), fieldValidation: parseFieldValidation(query), warnings: [] });
-  const answer = (result: WriteResult, opts: WriteOptions) => encode(result.code, result.body, opts.warnings);
+  const answer = (result: WriteResult, opts: WriteOptions) =>
+    encode(result.code, result.body.kind === "Status" ? result.body : presentObject(served, result.body as APIObject), opts.warnings);
+  if (served.type.computed) return serveComputed(ctx, served, info, query, encode, negotiated);
 
   switch (info.verb) {
     case "get": {
       const plan = planRead("get", readParams(query), { domain: ctx.domain });
       const entry = await readOne(ctx.store, objectKey(served, namespace, info.name), plan, { clock: ctx.clock });
       if (!entry) throw notFoundError(served.qualifiedResource, info.name);
-      const object = wireObject(entry);
+      const object = presentObject(served, wireObject(entry));
       if (negotiated.representation === "table") {
         return encode(200, renderTable(served, [object], { resourceVersion: object.metadata.resourceVersion ?? "" }, parseIncludeObject(query.get("includeObject")), ctx.domain, ctx.clock.now()));
       }
-      return encode(200, new EncodedJSON(wireJSON(entry), () => object));
+      return encode(200, new EncodedJSON(presentJSON(served, entry), () => object));
     }
     case "list": {
       const params = readParams(query);
@@ -185,18 +191,36 @@ export async function serveResource(ctx: RestContext, served: ServedResource, in
       if (chunk.continue) metadata.continue = chunk.continue;
       if (chunk.remainingItemCount !== undefined) metadata.remainingItemCount = chunk.remainingItemCount;
       if (negotiated.representation === "table") {
-        return encode(200, renderTable(served, chunk.entries.map(wireObject), metadata, parseIncludeObject(query.get("includeObject")), ctx.domain, ctx.clock.now()));
+        return encode(200, renderTable(served, chunk.entries.map((e) => presentObject(served, wireObject(e))), metadata, parseIncludeObject(query.get("includeObject")), ctx.domain, ctx.clock.now()));
       }
       const head = `{"kind":${JSON.stringify(listKind(served))},"apiVersion":${JSON.stringify(served.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
-      const json = `${head}${chunk.entries.map(wireJSON).join(",")}]}`;
-      return encode(200, new EncodedJSON(json, () => ({ kind: listKind(served), apiVersion: served.apiVersion, metadata, items: chunk.entries.map(wireObject) })));
+      const json = `${head}${chunk.entries.map((e) => presentJSON(served, e)).join(",")}]}`;
+      const items = () => chunk.entries.map((e) => presentObject(served, wireObject(e)));
+      return encode(200, new EncodedJSON(json, () => ({ kind: listKind(served), apiVersion: served.apiVersion, metadata, items: items() })));
     }
     case "watch":
       return watch(ctx, served, namespace, info, request, query, negotiated);
     case "create": {
-      if (info.name) throw methodNotAllowed(served.qualifiedResource, "create");
       const opts = writeOptions();
+      if (info.subresource) {
+        const action = served.type.strategy?.actions?.[info.subresource];
+        if (!action) throw methodNotAllowed(served.qualifiedResource, "create");
+        return answer(await ctx.objects.act(served, namespace, info.name, action, readObjectBody(request.headers.get("content-type"), request.body), opts), opts);
+      }
+      if (info.name) throw methodNotAllowed(served.qualifiedResource, "create");
+      const target = served.type.actionOn;
+      if (target) {
+        // A kind whose create is an action on another resource: Binding binds the pod of its name.
+        const on = ctx.lookup(served.group, served.version.name, target.resource);
+        const action = on?.type.strategy?.actions?.[target.action];
+        if (!on || !action) noSuchResource();
+        const body = readObjectBody(request.headers.get("content-type"), request.body) as { metadata?: { name?: string } } | null;
+        const name = typeof body === "object" && body !== null ? (body.metadata?.name ?? "") : "";
+        if (!name) throw badRequest(`a ${served.type.kind} must name the ${on.type.singular} it acts on in metadata.name`);
+        return answer(await ctx.objects.act(on, namespace, name, action, body, opts), opts);
+      }
       const object = decodeRequestObject(ctx, served, request, opts);
+      if (served.type.virtual) return answer(await ctx.objects.evaluate(served, namespace, object), opts);
       return answer(await ctx.objects.create(served, namespace, object, opts), opts);
     }
     case "update": {
@@ -220,19 +244,13 @@ export async function serveResource(ctx: RestContext, served: ServedResource, in
       let pinned = false;
       const result = await ctx.objects.guaranteedUpdate(served, namespace, info.name, opts, (current) => {
         if (!current) return "create";
-        const patched = applyPatch(contentType, request.body, current);
+        const patched = applyPatch(contentType, request.body, presentObject(served, current));
         const decoded = ctx.objects.decodeBody(served, patched, opts);
         if (decoded.metadata.name !== info.name) {
           throw badRequest(`the name of the object (${String(decoded.metadata.name)}) does not match the name on the URL (${info.name})`);
         }
         pinned = decoded.metadata.resourceVersion !== current.metadata.resourceVersion;
-        if (info.subresource === "status") {
-          const merged = { ...structuredClone(current), status: decoded.status } as APIObject;
-          if (decoded.status === undefined) delete merged.status;
-          return { object: merged, pinned };
-        }
-        served.type.strategy?.prepareForUpdate?.(decoded, current, { domain: ctx.domain, now: ctx.clock.now() });
-        return { object: decoded, pinned };
+        return { object: ctx.objects.prepareWrite(served, info.subresource, decoded, current), pinned };
       });
       return answer(result, opts);
     }
@@ -269,6 +287,31 @@ function decodeRequestObject(ctx: RestContext, served: ServedResource, request: 
   const value = readObjectBody(contentType, request.body);
   const json = !contentType || contentType.toLowerCase().startsWith("application/json");
   return ctx.objects.decodeBody(served, value, opts, json && request.body ? new TextDecoder().decode(request.body) : undefined);
+}
+
+/** get and list of a computed kind: objects computed now, filtered by the selectors, never paged. */
+async function serveComputed(
+  ctx: RestContext,
+  served: ServedResource,
+  info: ResourceRequestInfo,
+  query: URLSearchParams,
+  encode: (code: number, body: unknown) => APIResponse,
+  negotiated: Negotiated,
+): Promise<APIResponse> {
+  const objects = await ctx.computed(served);
+  if (info.verb === "get") {
+    const found = objects.find((o) => o.metadata.name === info.name);
+    if (!found) throw notFoundError(served.qualifiedResource, info.name);
+    if (negotiated.representation === "table") return encode(200, renderTable(served, [found], {}, parseIncludeObject(query.get("includeObject")), ctx.domain, ctx.clock.now()));
+    return encode(200, found);
+  }
+  if (info.verb !== "list") throw methodNotAllowed(served.qualifiedResource, info.verb);
+  const labels = parseLabelSelector(query.get("labelSelector") ?? "");
+  const fields = parseFieldSelector(query.get("fieldSelector") ?? "");
+  fields.checkSupported(new Set(["metadata.name", ...(served.type.strategy?.selectableFieldNames ?? [])]));
+  const items = objects.filter((o) => labels.matches(o.metadata.labels) && fields.matches(fieldsOf(served, o)));
+  if (negotiated.representation === "table") return encode(200, renderTable(served, items, {}, parseIncludeObject(query.get("includeObject")), ctx.domain, ctx.clock.now()));
+  return encode(200, { kind: listKind(served), apiVersion: served.apiVersion, metadata: {}, items });
 }
 
 function isNotFoundStatus(error: unknown): boolean {
@@ -317,7 +360,7 @@ async function watch(
       case "BOOKMARK":
         return { type: "BOOKMARK", object: { kind: served.type.kind, apiVersion: served.apiVersion, metadata: { resourceVersion: String(event.revision) } } };
       default: {
-        const object = wireObject(event.entry);
+        const object = presentObject(served, wireObject(event.entry));
         if (!table) return { type: event.type, object };
         return { type: event.type, object: renderTable(served, [object], { resourceVersion: object.metadata.resourceVersion ?? "" }, include, ctx.domain, ctx.clock.now()) as unknown as APIObject };
       }
@@ -326,7 +369,7 @@ async function watch(
   async function* stream(): AsyncGenerator<string> {
     try {
       for await (const event of events) {
-        if (!table && event.type !== "ERROR" && event.type !== "BOOKMARK") yield `{"type":"${event.type}","object":${wireJSON(event.entry)}}\n`;
+        if (!table && event.type !== "ERROR" && event.type !== "BOOKMARK") yield `{"type":"${event.type}","object":${presentJSON(served, event.entry)}}\n`;
         else yield `${JSON.stringify(render(event))}\n`;
       }
     } finally {

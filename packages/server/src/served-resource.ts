@@ -81,6 +81,19 @@ export function wireJSON(entry: Entry): string {
   return json;
 }
 
+/**
+ * What a client of `served`'s version sees of a stored object: the object itself for the storage
+ * version, else its conversion (computed on every read; only non-storage versions pay for it).
+ */
+export function presentObject(served: ServedResource, stored: APIObject): APIObject {
+  return served.version.fromStorage ? served.version.fromStorage(stored) : stored;
+}
+
+/** {@link wireJSON} in `served`'s version. */
+export function presentJSON(served: ServedResource, entry: Entry): string {
+  return served.version.fromStorage ? JSON.stringify(served.version.fromStorage(wireObject(entry))) : wireJSON(entry);
+}
+
 /** A deep, mutable copy of a JSON value (for strategies that edit an object). */
 export function mutableCopy<T>(value: T): T {
   return structuredClone(value);
