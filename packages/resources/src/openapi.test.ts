@@ -139,6 +139,13 @@ describe("OpenAPI v3", () => {
     expect(doc.paths["/api/v1/namespaces"]).not.toHaveProperty("delete");
   });
 
+  it("tags operations with x-kubernetes-group-version-kind under any domain, where kubectl looks for it", () => {
+    const item = openAPIDocument(registry, "", "v1")?.paths["/api/v1/namespaces/{namespace}/configmaps/{name}"] as Record<string, OpenAPINode>;
+    const patch = item["patch"] as OpenAPINode;
+    expect(patch["x-orch-group-version-kind"]).toEqual({ group: "", kind: "ConfigMap", version: "v1" });
+    expect(patch["x-kubernetes-group-version-kind"]).toEqual({ group: "", kind: "ConfigMap", version: "v1" });
+  });
+
   it("gives every PATCH of a kind the fieldValidation parameter kubectl looks for", () => {
     for (const r of [registry, kube]) {
       for (const { group, version } of r.groupVersions()) {

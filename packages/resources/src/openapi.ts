@@ -3,7 +3,8 @@
  * per group version, with the reference's component names (`io.orch.api.core.v1.ConfigMap`),
  * its vendor extensions (`x-orch-group-version-kind`, merge markers; `x-kubernetes-*` for domain
  * `k8s.io`) and every operation with its query parameters. kubectl reads these to locate a kind's
- * schema and to learn that the server supports `fieldValidation`.
+ * schema and to learn that the server supports `fieldValidation`; so that it can under any domain,
+ * operations also carry `x-kubernetes-group-version-kind`.
  * @module
  */
 import { extensionPrefix, mergeMarkerExtensions, mergeMarkersRegistry } from "@orch/meta";
@@ -254,6 +255,9 @@ class DocumentBuilder {
     out["responses"] = resp;
     out[`x-${this.prefix}-action`] = action;
     out[`x-${this.prefix}-group-version-kind`] = { group: this.group, kind, version: this.version };
+    // kubectl finds a kind's PATCH operation by this exact key to learn that the server takes
+    // `fieldValidation`; without it, `create -f` and `replace -f` fail under any other domain.
+    if (this.prefix !== "kubernetes") out["x-kubernetes-group-version-kind"] = { group: this.group, kind, version: this.version };
     return out;
   }
 
