@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { storeCases, storeHeap } from "./store.bench.js";
+import { runValidation, validationCases } from "./validation.bench.js";
 
 const quick = process.argv.includes("--quick");
 const rounds = quick ? 3 : 7;
@@ -25,6 +26,14 @@ console.log(
   `\nheap: ${sizes.heapObjects.toLocaleString("en")} objects, ${(heap.jsonBytes / 2 ** 20).toFixed(1)} MiB of JSON, ` +
     `${(heap.heapBytes / 2 ** 20).toFixed(1)} MiB of heap: ${heap.ratio.toFixed(2)}x (target ≤2x) ${heap.ratio <= 2 ? "ok" : "OVER"}`,
 );
+
+console.log(`\nvalidation plus defaulting vs JSON.parse of the same bytes (target ≤3x)`);
+for (const c of validationCases()) {
+  const r = runValidation(c, quick ? 500 : 2000, quick ? 3 : 7);
+  console.log(
+    `${r.name.padEnd(40)} validate ${(r.validateNs / 1000).toFixed(1).padStart(7)} µs   parse ${(r.parseNs / 1000).toFixed(1).padStart(7)} µs   ${r.ratio.toFixed(2)}x ${r.ratio <= 3 ? "ok" : "OVER"}`,
+  );
+}
 
 console.log(`\nHTTP: orch (APIServer behind @orch/node) vs a bare node:http server answering the same JSON (autocannon, 16 connections)`);
 for (const r of await throughput(quick ? 2 : 5)) {

@@ -144,12 +144,12 @@ describe("bad input over HTTPS to orch-apiserver", () => {
     await expectStillServing();
   });
 
-  it("an unsupported body type: 415 UnsupportedMediaType (protobuf included)", async () => {
+  it("an unsupported body type is 415, a truncated protobuf body 400", async () => {
     expectStatus(await call({ method: "POST", path: base, headers: { "Content-Type": "text/csv" }, body: "a,b" }), 415, "UnsupportedMediaType");
     expectStatus(
       await call({ method: "POST", path: base, headers: { "Content-Type": "application/vnd.kubernetes.protobuf" }, body: "k8s\u0000\n\u000f" }),
-      415,
-      "UnsupportedMediaType",
+      400,
+      "BadRequest",
     );
     expectStatus(await call({ path: `${base}/keep`, headers: { Accept: "text/html" } }), 406, "NotAcceptable");
     await expectStillServing();

@@ -32,6 +32,8 @@ interface KindFile {
   invalid?: InvalidCase[];
   virtual?: boolean;
   computed?: boolean;
+  /** Objects to create first (`path` relative to the server, then the object), e.g. the pod a Binding binds. */
+  setup?: { path: string; object: Record<string, unknown> }[];
   expect?: Record<string, unknown>;
 }
 
@@ -95,10 +97,11 @@ describe.each(files)("catalog %s", (file) => {
 
   if (k.virtual) {
     it("answers a create without storing anything", async () => {
+      for (const s of k.setup ?? []) expect((await http("POST", s.path, s.object)).status).toBe(201);
       const res = await http("POST", basePath(k), { apiVersion: k.apiVersion, kind: k.kind, ...k.valid });
-      expect(res.status).toBe(201);
+      expect(res.status, JSON.stringify(res.json)).toBe(201);
       expect(res.json).toMatchObject(k.expect ?? {});
-      await expectSchemaValid(k, res.json);
+      if (res.json.kind !== "Status") await expectSchemaValid(k, res.json);
       expect((await http("GET", basePath(k))).status).toBeGreaterThanOrEqual(400);
     });
   } else if (k.computed) {

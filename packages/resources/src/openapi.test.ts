@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { componentPrefix, kindComponentName, openAPIDocument, openAPIIndex, type OpenAPIDocument, type OpenAPINode } from "./openapi.js";
-import { builtinResources, ResourceRegistry } from "./registry.js";
+import { coreAndCoordination as builtinResources } from "./internal/test-catalog.js";
+import { ResourceRegistry } from "./registry.js";
 
 // A tiny checker for the subset of OpenAPI schemas the generator emits.
 function check(value: unknown, schema: OpenAPINode, doc: OpenAPIDocument, path = ""): string[] {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { configMapType } from "./config-map.js";
-import { builtinResources, compareVersions, resolveGroup, ResourceRegistry } from "./registry.js";
+import { coreAndCoordination as builtinResources } from "./internal/test-catalog.js";
+import { compareVersions, resolveGroup, ResourceRegistry } from "./registry.js";
 import type { ResourceType } from "./resource-type.js";
 
 const widget = (versions: { name: string; storage: boolean }[], extra: Partial<ResourceType> = {}): ResourceType => ({

@@ -4,6 +4,10 @@
  * `configmaps`), and the groups and versions in the order discovery shows them.
  * @module
  */
+import { accessResources } from "./catalog/access.js";
+import { clusterResources } from "./catalog/cluster.js";
+import { storageResources } from "./catalog/storage.js";
+import { workloadsResources } from "./catalog/workloads.js";
 import { configMapType } from "./config-map.js";
 import { eventType } from "./event.js";
 import { leaseType } from "./lease.js";
@@ -12,7 +16,17 @@ import type { ResourceType, ResourceVersion } from "./resource-type.js";
 import { secretType } from "./secret.js";
 
 /** The built-in kinds: Namespace, ConfigMap, Secret, Event (core `v1`) and Lease (`coordination.{domain}/v1`). */
-export const builtinResources: readonly ResourceType[] = [namespaceType, configMapType, secretType, eventType, leaseType];
+export const builtinResources: readonly ResourceType[] = [
+  namespaceType,
+  configMapType,
+  secretType,
+  eventType,
+  leaseType,
+  ...workloadsResources,
+  ...storageResources,
+  ...clusterResources,
+  ...accessResources,
+];
 
 /** A resource type as the registry serves it: its resolved group (`coordination.orch.io`, `""` for core). */
 export interface RegisteredResource {

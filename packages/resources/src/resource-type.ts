@@ -159,6 +159,11 @@ export interface ResourceStrategy {
    * while finalizers keep it, as the reference's generic store does.
    */
   deleteReturnsObject?: boolean;
+  /**
+   * A create may set `status` (Node registers with its status). By default the server drops the
+   * status of a create for kinds with a status sub-resource, before `prepareForCreate`.
+   */
+  statusOnCreate?: boolean;
   /** A PUT of a missing object creates it (Lease, Event), as the reference allows for a few kinds. */
   allowCreateOnUpdate?: boolean;
   /** True when a spec change (anything outside metadata and status) bumps `metadata.generation`. */

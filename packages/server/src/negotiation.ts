@@ -4,6 +4,7 @@
  * @module
  */
 import { badRequest, notAcceptable, unsupportedMediaType } from "@orch/meta";
+import { decodeProtobufObject, isProtobufMediaType, protobufMediaTypes } from "@orch/protobuf";
 import { parse as parseYAML } from "yaml";
 
 /** A media type with its parameters, lower-cased. */
@@ -29,8 +30,12 @@ export function parseMediaType(text: string): MediaType | undefined {
   return { type, subtype, params };
 }
 
-/** What a response can be rendered as. */
-export type Representation = "json" | "yaml" | "table";
+/**
+ * What a response can be rendered as. `protobuf` is chosen only where the caller allowed it (a
+ * single object of a kind with a protobuf codec); a body that turns out not to be one (a Status)
+ * is still written as JSON.
+ */
+export type Representation = "json" | "yaml" | "table" | "protobuf";
 
 /** The chosen representation and the `Content-Type` to answer with. */
 export interface Negotiated {
@@ -42,9 +47,11 @@ export interface Negotiated {
  * Picks the first acceptable representation of `accept` (in the client's order, as the
  * reference does for kubectl's `Table` then JSON lists).
  * @param allowTable whether this request can be answered with a Table (get, list, watch).
+ * @param allowProtobuf whether this request can be answered in protobuf (a single object of a kind
+ *   with a protobuf codec); protobuf is then chosen only when `accept` lists it before any JSON type.
  * @throws StatusError 406 when nothing in `accept` can be served.
  */
-export function negotiate(accept: string | null, domain: string, allowTable: boolean): Negotiated {
+export function negotiate(accept: string | null, domain: string, allowTable: boolean, allowProtobuf = false): Negotiated {
   if (!accept || accept.trim() === "") return { representation: "json", contentType: "application/json" };
   for (const part of accept.split(",")) {
     const media = parseMediaType(part);
@@ -67,12 +74,15 @@ export function negotiate(accept: string | null, domain: string, allowTable: boo
       return { representation: "json", contentType: "application/json" };
     }
     if (type === "application" && subtype === "yaml") return { representation: "yaml", contentType: "application/yaml" };
+    if (allowProtobuf && params.stream === undefined && isProtobufMediaType(`${type}/${subtype}`)) {
+      return { representation: "protobuf", contentType: protobufMediaTypes[0] };
+    }
   }
   throw notAcceptable(["application/json", "application/yaml", `application/json;as=Table;v=v1;g=meta.${domain}`]);
 }
 
 /** The body media types a create or update accepts. */
-export const writeMediaTypes = ["application/json", "application/yaml"] as const;
+export const writeMediaTypes = ["application/json", "application/yaml", ...protobufMediaTypes] as const;
 
 /** The patch media types, in the order discovery and errors list them. */
 export const patchMediaTypes = [
@@ -112,11 +122,17 @@ export function parseYAMLBody(text: string): unknown {
 
 /**
  * Reads the object body of a create or update according to its `Content-Type`.
- * @throws StatusError 415 for a media type other than JSON or YAML, 400 for a malformed body.
+ * A protobuf body (`application/vnd.kubernetes.protobuf`) is decoded into the same JSON shape.
+ * @throws StatusError 415 for a media type other than JSON, YAML or protobuf (or a kind without a
+ *   protobuf codec), 400 for a malformed body.
  */
 export function readObjectBody(contentType: string | null, body: Uint8Array | undefined): unknown {
   const media = contentType ? parseMediaType(contentType) : undefined;
   const essence = media ? `${media.type}/${media.subtype}` : "application/json";
+  if (isProtobufMediaType(essence)) {
+    if (!body || body.length === 0) throw badRequest("the request body is empty: an object is required");
+    return decodeProtobufObject(body).object;
+  }
   const text = decodeUTF8(body);
   if (text.trim() === "") throw badRequest("the request body is empty: an object is required");
   if (essence === "application/json" || essence === "*/*") return parseJSONBody(text);

@@ -173,7 +173,7 @@ export class ObjectStore {
     delete meta.deletionGracePeriodSeconds;
     const strategy = served.type.strategy;
     // A kind with a status sub-resource starts without status; its strategy may set one.
-    if (served.type.subresources?.includes("status")) delete object.status;
+    if (served.type.subresources?.includes("status") && !strategy?.statusOnCreate) delete object.status;
     strategy?.defaults?.(object, ctx);
     strategy?.prepareForCreate?.(object, ctx);
     const errors = [
@@ -335,7 +335,15 @@ export class ObjectStore {
    * POST to an action sub-resource (Pod `binding`, `eviction`): decodes the body of the action's
    * kind, lets the action decide on a copy of the parent, and writes or deletes the parent.
    */
-  async act(served: ServedResource, namespace: string, name: string, action: ActionSubresource, body: unknown, opts: WriteOptions): Promise<WriteResult> {
+  async act(
+    served: ServedResource,
+    namespace: string,
+    name: string,
+    actionName: string,
+    action: ActionSubresource,
+    body: unknown,
+    opts: WriteOptions,
+  ): Promise<WriteResult> {
     if (!isPlainObject(body)) throw badRequest(`the body of a ${action.kind} must be a JSON object`);
     const apiVersion = action.apiVersion.replace("{domain}", this.domain);
     if (body.kind !== undefined && body.kind !== action.kind) {
@@ -364,7 +372,7 @@ export class ObjectStore {
       try {
         if (outcome.parent === "delete") await this.store.delete(key, entry.modRevision);
         else {
-          const next = this.prepareUpdate(served, parent, wireObject(entry), "");
+          const next = this.prepareUpdate(served, parent, wireObject(entry), actionName);
           await this.store.update(key, deepFreeze(stripResourceVersion(next)), entry.modRevision);
         }
         return { code: outcome.code, body: outcome.body as APIObject };

@@ -4,6 +4,7 @@
  * @module
  */
 import { toStatusError, type Status, type StatusError } from "@orch/meta";
+import { encodeProtobufObject, hasProtobufCodec } from "@orch/protobuf";
 import { stringify as stringifyYAML } from "yaml";
 import type { APIResponse } from "./api-request.js";
 import type { Negotiated } from "./negotiation.js";
@@ -35,8 +36,29 @@ export class EncodedJSON {
   ) {}
 }
 
-/** Serialises `body` as the negotiated representation and wraps it in a response. */
+/** The object `body` stands for, when it is one of a kind with a protobuf codec. */
+function protobufObject(body: unknown): { apiVersion: string; kind: string } | undefined {
+  const value = body instanceof EncodedJSON ? body.value() : body;
+  if (typeof value !== "object" || value === null) return undefined;
+  const { apiVersion, kind } = value as { apiVersion?: unknown; kind?: unknown };
+  if (typeof apiVersion !== "string" || typeof kind !== "string" || !hasProtobufCodec(apiVersion, kind)) return undefined;
+  return value as { apiVersion: string; kind: string };
+}
+
+/**
+ * Serialises `body` as the negotiated representation and wraps it in a response. Under the
+ * `protobuf` representation a body that is not an object with a protobuf codec (a Status) is JSON.
+ */
 export function encodeResponse(status: number, body: unknown, options: EncodeOptions = {}): APIResponse {
+  if (options.negotiated?.representation === "protobuf") {
+    const object = protobufObject(body);
+    if (object) {
+      const headers = new Headers({ "Content-Type": options.negotiated.contentType });
+      addWarnings(headers, options.warnings);
+      return { status, headers, body: encodeProtobufObject(object) };
+    }
+    return encodeResponse(status, body, { ...options, negotiated: { representation: "json", contentType: "application/json" } });
+  }
   const headers = new Headers();
   const yaml = options.negotiated?.representation === "yaml";
   headers.set("Content-Type", yaml ? "application/yaml" : (options.negotiated?.contentType ?? "application/json"));

@@ -15,6 +15,7 @@ import {
   type Status,
   type WatchEvent,
 } from "@orch/meta";
+import { hasProtobufCodec } from "@orch/protobuf";
 import { listChunk, openWatch, planRead, readOne, type WatchStreamEvent } from "@orch/list";
 import type { Clock, Entry, Store } from "@orch/store";
 import type { APIRequest, APIResponse } from "./api-request.js";
@@ -149,6 +150,14 @@ function listKind(served: ServedResource): string {
   return `${served.type.kind}List`;
 }
 
+/** The `Warning` of a request through a deprecated version, naming the version to use instead. */
+function deprecationWarning(ctx: RestContext, served: ServedResource): string | undefined {
+  if (!served.version.deprecated) return undefined;
+  const preferred = served.type.versions.find((v) => v.storage && !v.deprecated);
+  const instead = preferred ? ctx.lookup(served.group, preferred.name, served.type.resource) : undefined;
+  return `${served.apiVersion} ${served.type.kind} is deprecated${instead ? `; use ${instead.apiVersion} ${served.type.kind}` : ""}`;
+}
+
 /** Serves one resource request. */
 export async function serveResource(ctx: RestContext, served: ServedResource, info: ResourceRequestInfo, request: APIRequest, query: URLSearchParams): Promise<APIResponse> {
   const pretty = isTrue(query.get("pretty"));
@@ -158,9 +167,17 @@ export async function serveResource(ctx: RestContext, served: ServedResource, in
   if (verbs && !verbs.includes(info.verb)) throw methodNotAllowed(served.qualifiedResource, info.verb);
   const namespace = served.namespaced ? info.namespace : "";
   if (!served.namespaced && info.namespace && served.type.resource !== "namespaces") noSuchResource();
-  const negotiated = negotiate(request.headers.get("accept"), ctx.domain, info.verb === "get" || info.verb === "list" || info.verb === "watch");
+  // protobuf answers only single objects (no lists, watches or Tables) of kinds with a codec
+  const singleObject = !info.subresource && (info.verb === "get" || info.verb === "create" || info.verb === "update" || info.verb === "patch" || info.verb === "delete");
+  const negotiated = negotiate(
+    request.headers.get("accept"),
+    ctx.domain,
+    info.verb === "get" || info.verb === "list" || info.verb === "watch",
+    singleObject && hasProtobufCodec(served.apiVersion, served.type.kind),
+  );
+  const deprecation = deprecationWarning(ctx, served);
   const encode = (code: number, body: unknown, warnings?: string[]) =>
-    encodeResponse(code, body, { negotiated, pretty, ...(warnings ? { warnings } : {}) });
+    encodeResponse(code, body, { negotiated, pretty, warnings: deprecation ? [deprecation, ...(warnings ?? [])] : (warnings ?? []) });
   const writeOptions = (): WriteOptions => ({ dryRun: parseDryRun(query), fieldValidation: parseFieldValidation(query), warnings: [] });
   const answer = (result: WriteResult, opts: WriteOptions) =>
     encode(result.code, result.body.kind === "Status" ? result.body : presentObject(served, result.body as APIObject), opts.warnings);
@@ -205,7 +222,8 @@ export async function serveResource(ctx: RestContext, served: ServedResource, in
       if (info.subresource) {
         const action = served.type.strategy?.actions?.[info.subresource];
         if (!action) throw methodNotAllowed(served.qualifiedResource, "create");
-        return answer(await ctx.objects.act(served, namespace, info.name, action, readObjectBody(request.headers.get("content-type"), request.body), opts), opts);
+        const body = readObjectBody(request.headers.get("content-type"), request.body);
+        return answer(await ctx.objects.act(served, namespace, info.name, info.subresource, action, body, opts), opts);
       }
       if (info.name) throw methodNotAllowed(served.qualifiedResource, "create");
       const target = served.type.actionOn;
@@ -217,7 +235,7 @@ export async function serveResource(ctx: RestContext, served: ServedResource, in
         const body = readObjectBody(request.headers.get("content-type"), request.body) as { metadata?: { name?: string } } | null;
         const name = typeof body === "object" && body !== null ? (body.metadata?.name ?? "") : "";
         if (!name) throw badRequest(`a ${served.type.kind} must name the ${on.type.singular} it acts on in metadata.name`);
-        return answer(await ctx.objects.act(on, namespace, name, action, body, opts), opts);
+        return answer(await ctx.objects.act(on, namespace, name, target.action, action, body, opts), opts);
       }
       const object = decodeRequestObject(ctx, served, request, opts);
       if (served.type.virtual) return answer(await ctx.objects.evaluate(served, namespace, object), opts);

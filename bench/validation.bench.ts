@@ -1,0 +1,95 @@
+/**
+ * Validation plus defaulting of typical objects against `JSON.parse` of the same bytes (the
+ * baseline): decode (schema types and pruning), metadata rules, the kind's rules and defaults,
+ * as the server runs them on every write.
+ * @module
+ */
+import { builtinResources, decodeObject, validateObjectMeta, type ResourceType } from "@orch/resources";
+import type { APIObject } from "@orch/meta";
+
+/** One validation case: a kind and the JSON text of a typical object of it. */
+export interface ValidationCase {
+  name: string;
+  type: ResourceType;
+  json: string;
+}
+
+/** The result of one case: nanoseconds per object for each side, and their ratio. */
+export interface ValidationResult {
+  name: string;
+  validateNs: number;
+  parseNs: number;
+  ratio: number;
+}
+
+function typeOf(kind: string): ResourceType | undefined {
+  return builtinResources.find((t) => t.kind === kind);
+}
+
+/** A ConfigMap with 100 keys. */
+export function configMap100(): string {
+  const data: Record<string, string> = {};
+  for (let i = 0; i < 100; i++) data[`key-${i}.conf`] = `value number ${i} `.repeat(4);
+  return JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "big", namespace: "default", labels: { app: "web" } }, data });
+}
+
+/** A Pod with 20 containers' worth of fields (ports, env, resources, mounts, probes) and volumes. */
+export function pod20(): string {
+  const containers = Array.from({ length: 20 }, (_, i) => ({
+    name: `c${i}`,
+    image: `registry.example.com/app:${i}`,
+    ports: [{ name: `http-${i}`, containerPort: 8000 + i, protocol: "TCP" }],
+    env: [
+      { name: "MODE", value: "prod" },
+      { name: "INDEX", value: String(i) },
+    ],
+    resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
+    volumeMounts: [{ name: "config", mountPath: `/etc/app-${i}` }],
+  }));
+  return JSON.stringify({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "web", namespace: "default", labels: { app: "web", tier: "frontend" } },
+    spec: {
+      containers,
+      volumes: [
+        { name: "config", configMap: { name: "settings", items: [{ key: "a", path: "a.conf" }] } },
+        { name: "token", projected: { sources: [{ serviceAccountToken: { path: "token", expirationSeconds: 3600 } }] } },
+      ],
+    },
+  });
+}
+
+/** The cases whose kinds the catalog serves. */
+export function validationCases(): ValidationCase[] {
+  const cases: ValidationCase[] = [];
+  const cm = typeOf("ConfigMap");
+  if (cm) cases.push({ name: "ConfigMap with 100 keys", type: cm, json: configMap100() });
+  const pod = typeOf("Pod");
+  if (pod) cases.push({ name: "Pod with 20 containers", type: pod, json: pod20() });
+  return cases;
+}
+
+/** Times `rounds` x `n` validations of one case against as many parses; best round wins. */
+export function runValidation(c: ValidationCase, n: number, rounds: number): ValidationResult {
+  const version = c.type.versions.find((v) => v.storage) ?? c.type.versions[0];
+  if (!version) throw new Error(`${c.type.kind} has no version`);
+  const ctx = { domain: "orch.io", now: Date.now() };
+  const parsed = JSON.parse(c.json) as unknown;
+  let best = { validate: Infinity, parse: Infinity };
+  for (let r = 0; r < rounds; r++) {
+    let t = performance.now();
+    for (let i = 0; i < n; i++) JSON.parse(c.json);
+    const parse = performance.now() - t;
+    t = performance.now();
+    for (let i = 0; i < n; i++) {
+      const object = decodeObject(c.type, version, parsed) as APIObject;
+      c.type.strategy?.defaults?.(object, ctx);
+      validateObjectMeta(object, { namespaced: c.type.scope === "Namespaced" }, ctx);
+      c.type.strategy?.validate?.(object, ctx);
+    }
+    const validate = performance.now() - t;
+    best = { validate: Math.min(best.validate, validate), parse: Math.min(best.parse, parse) };
+  }
+  return { name: c.name, validateNs: (best.validate * 1e6) / n, parseNs: (best.parse * 1e6) / n, ratio: best.validate / best.parse };
+}

@@ -1,0 +1,400 @@
+/**
+ * Protobuf codecs of the kinds orch answers `kubectl create` for in protobuf, built with
+ * protobufjs reflection (no `.proto` file is loaded at run time). Field numbers are those of the
+ * reference system's `generated.proto` files (`k8s.io/apimachinery/pkg/apis/meta/v1`,
+ * `k8s.io/api/core/v1`, `k8s.io/api/coordination/v1`), so its clients read and write them.
+ *
+ * Objects cross in the JSON shape the rest of orch uses: times as RFC 3339 strings, bytes as
+ * base64 strings, `fieldsV1` as the JSON object it holds, int64 as numbers; empty strings, empty
+ * lists, empty maps and unset times are left out when decoding.
+ * @module
+ */
+import { badRequest } from "@orch/meta";
+import protobuf from "protobufjs";
+import type { FieldBase, Message, Type } from "protobufjs";
+import { toStatusErrorOf } from "./internal/errors.js";
+import { fromBase64, int64ToNumber, microTimeFromWire, timeFromWire, timeToWire, toBase64, type WireTime } from "./internal/wire-values.js";
+
+const root = new protobuf.Root();
+
+function message(name: string, ...fields: FieldBase[]): Type {
+  const type = new protobuf.Type(name);
+  for (const f of fields) type.add(f);
+  root.add(type);
+  return type;
+}
+const optional = (name: string, id: number, type: string): FieldBase => new protobuf.Field(name, id, type);
+const repeated = (name: string, id: number, type: string): FieldBase => new protobuf.Field(name, id, type, "repeated");
+
+// A map<string, V> is, on the wire, exactly `repeated Entry { key = 1; value = 2; }`. It is
+// declared so (not as a protobufjs MapField, whose decoder assigns `object[key]` and so loses a
+// `__proto__` key, which is a valid ConfigMap key), and turned into an object here.
+const mapFields = new WeakSet<FieldBase>();
+message("StringEntry", optional("key", 1, "string"), optional("value", 2, "string"));
+message("BytesEntry", optional("key", 1, "string"), optional("value", 2, "bytes"));
+const map = (name: string, id: number, valueType: "string" | "bytes"): FieldBase => {
+  const field = repeated(name, id, valueType === "string" ? "StringEntry" : "BytesEntry");
+  mapFields.add(field);
+  return field;
+};
+
+// k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto
+message("Time", optional("seconds", 1, "int64"), optional("nanos", 2, "int32"));
+message("MicroTime", optional("seconds", 1, "int64"), optional("nanos", 2, "int32"));
+message("FieldsV1", optional("Raw", 1, "bytes"));
+message(
+  "OwnerReference",
+  optional("kind", 1, "string"),
+  optional("name", 3, "string"),
+  optional("uid", 4, "string"),
+  optional("apiVersion", 5, "string"),
+  optional("controller", 6, "bool"),
+  optional("blockOwnerDeletion", 7, "bool"),
+);
+message(
+  "ManagedFieldsEntry",
+  optional("manager", 1, "string"),
+  optional("operation", 2, "string"),
+  optional("apiVersion", 3, "string"),
+  optional("time", 4, "Time"),
+  optional("fieldsType", 6, "string"),
+  optional("fieldsV1", 7, "FieldsV1"),
+  optional("subresource", 8, "string"),
+);
+message(
+  "ObjectMeta",
+  optional("name", 1, "string"),
+  optional("generateName", 2, "string"),
+  optional("namespace", 3, "string"),
+  optional("selfLink", 4, "string"),
+  optional("uid", 5, "string"),
+  optional("resourceVersion", 6, "string"),
+  optional("generation", 7, "int64"),
+  optional("creationTimestamp", 8, "Time"),
+  optional("deletionTimestamp", 9, "Time"),
+  optional("deletionGracePeriodSeconds", 10, "int64"),
+  map("labels", 11, "string"),
+  map("annotations", 12, "string"),
+  repeated("ownerReferences", 13, "OwnerReference"),
+  repeated("finalizers", 14, "string"),
+  repeated("managedFields", 17, "ManagedFieldsEntry"),
+);
+message("Preconditions", optional("uid", 1, "string"), optional("resourceVersion", 2, "string"));
+const deleteOptions = message(
+  "DeleteOptions",
+  optional("gracePeriodSeconds", 1, "int64"),
+  optional("preconditions", 2, "Preconditions"),
+  optional("orphanDependents", 3, "bool"),
+  optional("propagationPolicy", 4, "string"),
+  repeated("dryRun", 5, "string"),
+);
+
+// k8s.io/api/core/v1/generated.proto
+const configMap = message(
+  "ConfigMap",
+  optional("metadata", 1, "ObjectMeta"),
+  map("data", 2, "string"),
+  map("binaryData", 3, "bytes"),
+  optional("immutable", 4, "bool"),
+);
+const secret = message(
+  "Secret",
+  optional("metadata", 1, "ObjectMeta"),
+  map("data", 2, "bytes"),
+  optional("type", 3, "string"),
+  map("stringData", 4, "string"),
+  optional("immutable", 5, "bool"),
+);
+message("NamespaceSpec", repeated("finalizers", 1, "string"));
+message(
+  "NamespaceCondition",
+  optional("type", 1, "string"),
+  optional("status", 2, "string"),
+  optional("lastTransitionTime", 4, "Time"),
+  optional("reason", 5, "string"),
+  optional("message", 6, "string"),
+);
+message("NamespaceStatus", optional("phase", 1, "string"), repeated("conditions", 2, "NamespaceCondition"));
+const namespace = message(
+  "Namespace",
+  optional("metadata", 1, "ObjectMeta"),
+  optional("spec", 2, "NamespaceSpec"),
+  optional("status", 3, "NamespaceStatus"),
+);
+message(
+  "ObjectReference",
+  optional("kind", 1, "string"),
+  optional("namespace", 2, "string"),
+  optional("name", 3, "string"),
+  optional("uid", 4, "string"),
+  optional("apiVersion", 5, "string"),
+  optional("resourceVersion", 6, "string"),
+  optional("fieldPath", 7, "string"),
+);
+message("EventSource", optional("component", 1, "string"), optional("host", 2, "string"));
+message("EventSeries", optional("count", 1, "int32"), optional("lastObservedTime", 2, "MicroTime"));
+const event = message(
+  "Event",
+  optional("metadata", 1, "ObjectMeta"),
+  optional("involvedObject", 2, "ObjectReference"),
+  optional("reason", 3, "string"),
+  optional("message", 4, "string"),
+  optional("source", 5, "EventSource"),
+  optional("firstTimestamp", 6, "Time"),
+  optional("lastTimestamp", 7, "Time"),
+  optional("count", 8, "int32"),
+  optional("type", 9, "string"),
+  optional("eventTime", 10, "MicroTime"),
+  optional("series", 11, "EventSeries"),
+  optional("action", 12, "string"),
+  optional("related", 13, "ObjectReference"),
+  optional("reportingComponent", 14, "string"),
+  optional("reportingInstance", 15, "string"),
+);
+
+// k8s.io/api/coordination/v1/generated.proto
+message(
+  "LeaseSpec",
+  optional("holderIdentity", 1, "string"),
+  optional("leaseDurationSeconds", 2, "int32"),
+  optional("acquireTime", 3, "MicroTime"),
+  optional("renewTime", 4, "MicroTime"),
+  optional("leaseTransitions", 5, "int32"),
+  optional("strategy", 6, "string"),
+  optional("preferredHolder", 7, "string"),
+);
+const lease = message("Lease", optional("metadata", 1, "ObjectMeta"), optional("spec", 2, "LeaseSpec"));
+
+root.resolveAll();
+
+/**
+ * Integer fields that are pointers in the reference's Go types, where 0 means something (a grace
+ * period of 0 deletes at once); every other integer 0 is the Go zero value and left out.
+ */
+const zeroKept = new Set([
+  "ObjectMeta.deletionGracePeriodSeconds",
+  "DeleteOptions.gracePeriodSeconds",
+  "LeaseSpec.leaseDurationSeconds",
+  "LeaseSpec.leaseTransitions",
+  "EventSeries.count",
+]);
+
+/** One kind with a protobuf codec: `group` `"*"` matches any group. */
+interface KindCodec {
+  /** The group's first label (`coordination` for `coordination.k8s.io`); `""` is the core group. */
+  group: string;
+  version: string;
+  kind: string;
+  type: Type;
+}
+
+const codecs: readonly KindCodec[] = [
+  { group: "", version: "v1", kind: "ConfigMap", type: configMap },
+  { group: "", version: "v1", kind: "Secret", type: secret },
+  { group: "", version: "v1", kind: "Namespace", type: namespace },
+  { group: "", version: "v1", kind: "Event", type: event },
+  { group: "coordination", version: "v1", kind: "Lease", type: lease },
+  { group: "*", version: "v1", kind: "DeleteOptions", type: deleteOptions },
+];
+
+/** The kinds with a protobuf codec, as `apiVersion` pattern and kind (`coordination.<domain>/v1`, `Lease`). */
+export const protobufKinds: readonly { apiVersion: string; kind: string }[] = codecs.map((c) => ({
+  apiVersion: c.group === "" ? c.version : c.group === "*" ? `<any group>/${c.version}` : `${c.group}.<domain>/${c.version}`,
+  kind: c.kind,
+}));
+
+function codecFor(apiVersion: string, kind: string): KindCodec | undefined {
+  const slash = apiVersion.indexOf("/");
+  const group = slash === -1 ? "" : apiVersion.slice(0, slash);
+  const version = slash === -1 ? apiVersion : apiVersion.slice(slash + 1);
+  const dot = group.indexOf(".");
+  const label = dot === -1 ? group : group.slice(0, dot);
+  return codecs.find(
+    (c) => c.kind === kind && c.version === version && (c.group === "*" || (c.group === "" ? group === "" : label === c.group && dot > 0)),
+  );
+}
+
+/**
+ * Whether objects of `apiVersion` and `kind` have a protobuf codec (core v1 ConfigMap, Secret,
+ * Namespace and Event, `coordination.<domain>/v1` Lease, and DeleteOptions of any group).
+ */
+export function hasProtobufCodec(apiVersion: string, kind: string): boolean {
+  return codecFor(apiVersion, kind) !== undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function entryValueField(mapField: FieldBase): FieldBase {
+  const entry = messageTypeOf(mapField);
+  const value = entry?.fields.value;
+  if (!value) throw new Error(`${mapField.name} is not a map field`);
+  return value;
+}
+
+function messageTypeOf(field: FieldBase): Type | undefined {
+  const resolved = field.resolvedType;
+  return resolved instanceof protobuf.Type ? resolved : undefined;
+}
+
+// ---------------------------------------------------------------- JSON shape -> wire
+
+function valueToWire(field: FieldBase, value: unknown, path: string): unknown {
+  const nested = messageTypeOf(field);
+  if (nested) {
+    switch (nested.name) {
+      case "Time":
+      case "MicroTime":
+        if (typeof value !== "string") throw badRequest(`${path}: expected an RFC 3339 time string`);
+        return timeToWire(value);
+      case "FieldsV1":
+        return { Raw: new TextEncoder().encode(JSON.stringify(value)) };
+      default:
+        return toWire(nested, value, path);
+    }
+  }
+  switch (field.type) {
+    case "string":
+      if (typeof value !== "string") throw badRequest(`${path}: expected a string`);
+      return value;
+    case "bool":
+      if (typeof value !== "boolean") throw badRequest(`${path}: expected a boolean`);
+      return value;
+    case "int32":
+      if (typeof value !== "number" || !Number.isInteger(value) || value < -(2 ** 31) || value >= 2 ** 31) throw badRequest(`${path}: expected a 32-bit integer`);
+      return value;
+    case "int64":
+      if (typeof value !== "number" || !Number.isSafeInteger(value)) throw badRequest(`${path}: expected an integer`);
+      return value;
+    case "bytes":
+      if (typeof value !== "string") throw badRequest(`${path}: expected a base64 string`);
+      return fromBase64(value, path);
+    default:
+      throw badRequest(`${path}: unsupported protobuf type ${field.type}`);
+  }
+}
+
+function toWire(type: Type, value: unknown, path: string): Record<string, unknown> {
+  if (!isRecord(value)) throw badRequest(`${path}: expected an object`);
+  const out: Record<string, unknown> = {};
+  for (const field of type.fieldsArray) {
+    const v = value[field.name];
+    if (v === undefined || v === null) continue;
+    const at = `${path}.${field.name}`;
+    if (mapFields.has(field)) {
+      if (!isRecord(v)) throw badRequest(`${at}: expected an object`);
+      const valueField = entryValueField(field);
+      out[field.name] = Object.entries(v).map(([key, x]) => ({ key, value: valueToWire(valueField, x, `${at}[${key}]`) }));
+    } else if (field.repeated) {
+      if (!Array.isArray(v)) throw badRequest(`${at}: expected a list`);
+      out[field.name] = v.map((x: unknown, i) => valueToWire(field, x, `${at}[${i}]`));
+    } else {
+      out[field.name] = valueToWire(field, v, at);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- wire -> JSON shape
+
+function has(message: object, name: string): boolean {
+  return Object.prototype.hasOwnProperty.call(message, name);
+}
+
+function valueFromWire(type: Type, field: FieldBase, value: unknown, path: string, inCollection: boolean): unknown {
+  const nested = messageTypeOf(field);
+  if (nested) {
+    const m = value as Record<string, unknown>;
+    switch (nested.name) {
+      case "Time":
+      case "MicroTime": {
+        if (!has(m, "seconds") && !has(m, "nanos")) return undefined;
+        const time: WireTime = { seconds: int64ToNumber(m.seconds ?? 0), nanos: int64ToNumber(m.nanos ?? 0) };
+        return nested.name === "Time" ? timeFromWire(time, path) : microTimeFromWire(time, path);
+      }
+      case "FieldsV1": {
+        const raw = m.Raw;
+        if (!(raw instanceof Uint8Array) || raw.length === 0) return undefined;
+        try {
+          return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(raw)) as unknown;
+        } catch (error) {
+          throw badRequest(`${path}: fieldsV1 is not JSON: ${(error as Error).message}`);
+        }
+      }
+      default:
+        return fromWire(nested, m, path);
+    }
+  }
+  switch (field.type) {
+    case "string":
+      return value === "" && !inCollection ? undefined : value;
+    case "bool":
+      return value;
+    case "int32":
+    case "int64": {
+      const n = int64ToNumber(value);
+      return n === 0 && !inCollection && !zeroKept.has(`${type.name}.${field.name}`) ? undefined : n;
+    }
+    case "bytes":
+      return toBase64(value as Uint8Array);
+    default:
+      throw badRequest(`${path}: unsupported protobuf type ${field.type}`);
+  }
+}
+
+function fromWire(type: Type, message: Record<string, unknown>, path: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of type.fieldsArray) {
+    const v = message[field.name];
+    const at = `${path}.${field.name}`;
+    if (mapFields.has(field)) {
+      if (!Array.isArray(v) || v.length === 0) continue;
+      const valueField = entryValueField(field);
+      const entries: Record<string, unknown> = {};
+      for (const entry of v as Record<string, unknown>[]) {
+        const key = typeof entry.key === "string" ? entry.key : "";
+        const value = valueFromWire(type, valueField, entry.value ?? (valueField.type === "bytes" ? new Uint8Array(0) : ""), `${at}[${key}]`, true);
+        // defineProperty, not assignment: `__proto__` is a key like any other here
+        Object.defineProperty(entries, key, { value, enumerable: true, writable: true, configurable: true });
+      }
+      out[field.name] = entries;
+    } else if (field.repeated) {
+      if (!Array.isArray(v) || v.length === 0) continue;
+      out[field.name] = v.map((x: unknown, i) => valueFromWire(type, field, x, `${at}[${i}]`, true));
+    } else {
+      if (!has(message, field.name)) continue;
+      const x = valueFromWire(type, field, v, at, false);
+      if (x !== undefined) out[field.name] = x;
+    }
+  }
+  return out;
+}
+
+/**
+ * Serializes the fields of `object` (no `apiVersion` or `kind`: those travel in the envelope) in
+ * the protobuf encoding of its kind.
+ * @throws StatusError 406 NotAcceptable when the kind has no codec; 400 BadRequest for a field of the wrong JSON type.
+ */
+export function encodeKind(apiVersion: string, kind: string, object: unknown, onMissing: () => Error): Uint8Array {
+  const codec = codecFor(apiVersion, kind);
+  if (!codec) throw onMissing();
+  const plain = toWire(codec.type, object, kind);
+  return codec.type.encode(plain).finish();
+}
+
+/**
+ * Decodes the protobuf encoding of one object of `apiVersion` and `kind` into its JSON shape
+ * (with `apiVersion` and `kind` first).
+ * @throws the error of `onMissing` when the kind has no codec; StatusError 400 for malformed bytes.
+ */
+export function decodeKind(apiVersion: string, kind: string, raw: Uint8Array, onMissing: () => Error): Record<string, unknown> {
+  const codec = codecFor(apiVersion, kind);
+  if (!codec) throw onMissing();
+  try {
+    const message: Message = codec.type.decode(raw);
+    return { apiVersion, kind, ...fromWire(codec.type, message as unknown as Record<string, unknown>, kind) };
+  } catch (error) {
+    throw toStatusErrorOf(error, `the protobuf ${kind} is malformed`);
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * The cluster-level kinds of the catalog: ControllerRevision, HorizontalPodAutoscaler,
+ * PriorityClass, APIService, RuntimeClass, FlowSchema, PriorityLevelConfiguration and
+ * ComponentStatus.
+ * @module
+ */
+import { apiServiceType } from "../api-service.js";
+import { componentStatusType } from "../component-status.js";
+import { controllerRevisionType } from "../controller-revision.js";
+import { flowSchemaType } from "../flow-schema.js";
+import { horizontalPodAutoscalerType } from "../horizontal-pod-autoscaler.js";
+import { priorityClassType } from "../priority-class.js";
+import { priorityLevelConfigurationType } from "../priority-level-configuration.js";
+import type { ResourceType } from "../resource-type.js";
+import { runtimeClassType } from "../runtime-class.js";
+
+/** The resource types of this part of the catalog, for the registry to serve. */
+export const clusterResources: readonly ResourceType[] = [
+  controllerRevisionType,
+  horizontalPodAutoscalerType,
+  priorityClassType,
+  apiServiceType,
+  runtimeClassType,
+  flowSchemaType,
+  priorityLevelConfigurationType,
+  componentStatusType,
+];

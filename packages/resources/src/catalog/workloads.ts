@@ -1,0 +1,16 @@
+/**
+ * The workload kinds of the catalog: Pod (with its `binding` and `eviction` actions), Binding,
+ * Node, ServiceAccount, Service, LimitRange and ResourceQuota.
+ * @module
+ */
+import { bindingType } from "../binding.js";
+import { limitRangeType } from "../limit-range.js";
+import { nodeType } from "../node.js";
+import { podType } from "../pod.js";
+import type { ResourceType } from "../resource-type.js";
+import { resourceQuotaType } from "../resource-quota.js";
+import { serviceAccountType } from "../service-account.js";
+import { serviceType } from "../service.js";
+
+/** The workload resource types, for the registry. */
+export const workloadsResources: readonly ResourceType[] = [podType, bindingType, nodeType, serviceAccountType, serviceType, limitRangeType, resourceQuotaType];

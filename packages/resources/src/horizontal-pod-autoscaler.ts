@@ -1,0 +1,195 @@
+/**
+ * HorizontalPodAutoscaler (`autoscaling/v1`, namespaced, short name `hpa`, sub-resource
+ * `status`): scales `spec.scaleTargetRef` between `minReplicas` (default 1) and `maxReplicas`
+ * on CPU utilisation. Scaling to zero needs an alpha gate and object or external metrics, which
+ * `v1` cannot express, so `minReplicas` 0 is refused.
+ * @module
+ */
+import { FieldPath, invalidField, requiredField, type APIObject, type FieldError } from "@orch/meta";
+import { z } from "zod";
+import { child, nonNegative, statusHooks } from "./internal/cluster-rules.js";
+import { record, str } from "./internal/rules.js";
+import type { ResourceType } from "./resource-type.js";
+import { int32, int64, named, time } from "./schema/fields.js";
+import { kindSchema } from "./schema/object-meta.js";
+
+/** `CrossVersionObjectReference`: the scaled object (`kind` and `name` required). */
+export const crossVersionObjectReferenceSchema = named(
+  z
+    .object({
+      apiVersion: z.string().optional().describe("apiVersion is the API version of the referent."),
+      kind: z.string().optional().describe("kind is the kind of the referent."),
+      name: z.string().optional().describe("name is the name of the referent."),
+    })
+    .meta({ description: "CrossVersionObjectReference contains enough information to let you identify the referred resource.", required: ["kind", "name"] }),
+  "api.autoscaling.v1.CrossVersionObjectReference",
+);
+
+/** `HorizontalPodAutoscalerSpec` of `autoscaling/v1`. */
+export const horizontalPodAutoscalerSpecSchema = named(
+  z
+    .object({
+      maxReplicas: int32().optional().describe("maxReplicas is the upper limit for the number of pods; cannot be smaller than minReplicas."),
+      minReplicas: int32().optional().describe("minReplicas is the lower limit for the number of replicas; defaults to 1."),
+      scaleTargetRef: crossVersionObjectReferenceSchema.optional().describe("reference to scaled resource."),
+      targetCPUUtilizationPercentage: int32()
+        .optional()
+        .describe("targetCPUUtilizationPercentage is the target average CPU utilization over all the pods, in percent of requested CPU."),
+    })
+    .meta({ description: "specification of a horizontal pod autoscaler.", required: ["scaleTargetRef", "maxReplicas"] }),
+  "api.autoscaling.v1.HorizontalPodAutoscalerSpec",
+);
+
+/** `HorizontalPodAutoscalerStatus` of `autoscaling/v1`. */
+export const horizontalPodAutoscalerStatusSchema = named(
+  z
+    .object({
+      currentCPUUtilizationPercentage: int32().optional().describe("The current average CPU utilization over all pods, in percent of requested CPU."),
+      currentReplicas: int32().optional().describe("The current number of replicas of pods managed by this autoscaler."),
+      desiredReplicas: int32().optional().describe("The desired number of replicas of pods managed by this autoscaler."),
+      lastScaleTime: time().optional().describe("The last time the autoscaler scaled the number of pods."),
+      observedGeneration: int64().optional().describe("The most recent generation observed by this autoscaler."),
+    })
+    .meta({ description: "current status of a horizontal pod autoscaler", required: ["currentReplicas", "desiredReplicas"] }),
+  "api.autoscaling.v1.HorizontalPodAutoscalerStatus",
+);
+
+/** The zod schema of a HorizontalPodAutoscaler in `autoscaling/v1`. */
+export const horizontalPodAutoscalerV1Schema = kindSchema(
+  {
+    spec: horizontalPodAutoscalerSpecSchema.optional().describe("spec defines the behaviour of autoscaler."),
+    status: horizontalPodAutoscalerStatusSchema.optional().describe("status is the current information about the autoscaler."),
+  },
+  "configuration of a horizontal pod autoscaler.",
+);
+
+/** The defaults of `v1`: `spec.minReplicas` 1. */
+export function defaultHorizontalPodAutoscaler(object: APIObject): void {
+  const spec = child(object, "spec");
+  if (spec["minReplicas"] === undefined) spec["minReplicas"] = 1;
+}
+
+// IsValidPathSegmentName: what a name or kind in a URL path may not be.
+function pathSegmentMessages(value: string): string[] {
+  if (value === "." || value === "..") return [`may not be '${value}'`];
+  const messages: string[] = [];
+  for (const bad of ["/", "%"]) if (value.includes(bad)) messages.push(`may not contain '${bad}'`);
+  return messages;
+}
+
+function validateReference(ref: Record<string, unknown> | undefined, path: FieldPath): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const key of ["kind", "name"]) {
+    const value = str(ref?.[key]);
+    if (value === "") errors.push(requiredField(path.child(key)));
+    else for (const msg of pathSegmentMessages(value)) errors.push(invalidField(path.child(key), value, msg));
+  }
+  return errors;
+}
+
+/**
+ * The HorizontalPodAutoscaler rules beyond metadata, for create and update alike:
+ * `spec.scaleTargetRef.kind` and `.name` required path segments, `spec.minReplicas` at least 1,
+ * `spec.maxReplicas` required, greater than 0 and not below `minReplicas`,
+ * `spec.targetCPUUtilizationPercentage` greater than 0.
+ */
+export function validateHorizontalPodAutoscaler(object: APIObject): FieldError[] {
+  const errors: FieldError[] = [];
+  const spec = record(object["spec"]) ?? {};
+  const path = FieldPath.root("spec");
+  const min = spec["minReplicas"];
+  const max = spec["maxReplicas"];
+  if (typeof min === "number" && min < 1) errors.push(invalidField(path.child("minReplicas"), min, "must be greater than or equal to 1"));
+  if (max === undefined) errors.push(requiredField(path.child("maxReplicas")));
+  else if (typeof max === "number") {
+    if (max < 1) errors.push(invalidField(path.child("maxReplicas"), max, "must be greater than 0"));
+    if (typeof min === "number" && max < min) errors.push(invalidField(path.child("maxReplicas"), max, "must be greater than or equal to `minReplicas`"));
+  }
+  const refErrors = validateReference(record(spec["scaleTargetRef"]), path.child("scaleTargetRef"));
+  errors.push(...refErrors);
+  const target = spec["targetCPUUtilizationPercentage"];
+  if (refErrors.length === 0 && typeof target === "number" && target < 1) {
+    errors.push(invalidField(path.child("targetCPUUtilizationPercentage"), target, "must be greater than 0"));
+  }
+  return errors;
+}
+
+/** The rules of a write to `/status`: `status.currentReplicas` and `status.desiredReplicas` not negative. */
+export function validateHorizontalPodAutoscalerStatus(object: APIObject): FieldError[] {
+  const status = record(object["status"]) ?? {};
+  const path = FieldPath.root("status");
+  return [...nonNegative(status["currentReplicas"], path.child("currentReplicas")), ...nonNegative(status["desiredReplicas"], path.child("desiredReplicas"))];
+}
+
+function targets(object: APIObject): string {
+  const spec = record(object["spec"]) ?? {};
+  const target = spec["targetCPUUtilizationPercentage"];
+  if (typeof target !== "number") return "<none>";
+  const current = record(object["status"])?.["currentCPUUtilizationPercentage"];
+  return `cpu: ${typeof current === "number" ? `${current}%` : "<unknown>"}/${target}%`;
+}
+
+const hooks = statusHooks(() => ({ currentReplicas: 0, desiredReplicas: 0 }));
+
+/** The HorizontalPodAutoscaler resource type. */
+export const horizontalPodAutoscalerType: ResourceType = {
+  group: "autoscaling",
+  resource: "horizontalpodautoscalers",
+  singular: "horizontalpodautoscaler",
+  kind: "HorizontalPodAutoscaler",
+  shortNames: ["hpa"],
+  categories: ["all"],
+  scope: "Namespaced",
+  versions: [{ name: "v1", schema: horizontalPodAutoscalerV1Schema, storage: true }],
+  subresources: ["status"],
+  strategy: {
+    defaults: (object) => defaultHorizontalPodAutoscaler(object),
+    prepareForCreate: hooks.prepareForCreate,
+    prepareForUpdate: hooks.prepareForUpdate,
+    validate: (object) => validateHorizontalPodAutoscaler(object),
+    validateStatusUpdate: (object) => validateHorizontalPodAutoscalerStatus(object),
+    tableColumns: [
+      {
+        name: "Reference",
+        type: "string",
+        description: "The kind and name of the scaled object.",
+        priority: 0,
+        cell: (object) => {
+          const ref = record(record(object["spec"])?.["scaleTargetRef"]);
+          return `${str(ref?.["kind"])}/${str(ref?.["name"])}`;
+        },
+      },
+      { name: "Targets", type: "string", description: "The current and target CPU utilisation.", priority: 0, cell: targets },
+      {
+        name: "MinPods",
+        type: "string",
+        description: "The lower limit for the number of pods.",
+        priority: 0,
+        cell: (object) => {
+          const min = record(object["spec"])?.["minReplicas"];
+          return typeof min === "number" ? String(min) : "<unset>";
+        },
+      },
+      {
+        name: "MaxPods",
+        type: "integer",
+        description: "The upper limit for the number of pods.",
+        priority: 0,
+        cell: (object) => {
+          const max = record(object["spec"])?.["maxReplicas"];
+          return typeof max === "number" ? max : 0;
+        },
+      },
+      {
+        name: "Replicas",
+        type: "integer",
+        description: "The current number of replicas.",
+        priority: 0,
+        cell: (object) => {
+          const current = record(object["status"])?.["currentReplicas"];
+          return typeof current === "number" ? current : 0;
+        },
+      },
+    ],
+  },
+};

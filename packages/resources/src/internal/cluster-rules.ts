@@ -1,0 +1,106 @@
+/**
+ * Pieces the cluster-level kinds share (ControllerRevision, HorizontalPodAutoscaler,
+ * PriorityClass, APIService, RuntimeClass, FlowSchema, PriorityLevelConfiguration,
+ * ComponentStatus): quantities, the status-sub-resource hooks, conditions checks and small
+ * numeric rules with the reference's messages.
+ * @module
+ */
+import { FieldPath, duplicateField, invalidField, notSupportedField, parseQuantity, requiredField, type APIObject, type FieldError } from "@orch/meta";
+import { z } from "zod";
+import { record, str } from "./rules.js";
+
+/**
+ * A quantity (`resource.Quantity`): a string such as `10Gi` or `500m`, or a JSON number, decoded
+ * to its canonical string; a malformed one fails decoding with the quantity grammar's message.
+ */
+export function quantity(): z.ZodType<string, string | number> {
+  return z
+    .union([z.string(), z.number()])
+    .transform((value, ctx) => {
+      try {
+        return parseQuantity(String(value)).toString();
+      } catch (error) {
+        ctx.issues.push({ code: "custom", message: error instanceof Error ? error.message : String(error), input: value });
+        return z.NEVER;
+      }
+    })
+    .meta({ format: "int-or-string" });
+}
+
+/** The status of a condition: `True`, `False` or `Unknown`. */
+export const conditionStatuses = ["True", "False", "Unknown"] as const;
+
+/** `must be greater than or equal to 0` (`ValidateNonnegativeField`) when `value` is a negative number. */
+export function nonNegative(value: unknown, path: FieldPath): FieldError[] {
+  return typeof value === "number" && value < 0 ? [invalidField(path, value, "must be greater than or equal to 0")] : [];
+}
+
+/** `field is immutable` (`ValidateImmutableField`) when `next` differs from `old` as JSON. */
+export function immutable(next: unknown, old: unknown, path: FieldPath | string): FieldError[] {
+  return JSON.stringify(next) === JSON.stringify(old) ? [] : [invalidField(path, next, "field is immutable")];
+}
+
+/** The named object at `key` of `object`, created empty when missing. */
+export function child(object: Record<string, unknown>, key: string): Record<string, unknown> {
+  const existing = record(object[key]);
+  if (existing) return existing;
+  const made: Record<string, unknown> = {};
+  object[key] = made;
+  return made;
+}
+
+/**
+ * The hooks of a kind with a `status` sub-resource: a create starts from `emptyStatus`, an
+ * update of the main resource keeps the stored status, a write to `/status` keeps the stored
+ * rest (the server's default for `/status`, so no hook is needed for it).
+ */
+export function statusHooks(emptyStatus: () => Record<string, unknown>) {
+  return {
+    prepareForCreate(object: APIObject): void {
+      object["status"] = emptyStatus();
+    },
+    prepareForUpdate(object: APIObject, old: APIObject): void {
+      if (old["status"] !== undefined) object["status"] = structuredClone(old["status"]);
+      else delete object["status"];
+    },
+  };
+}
+
+/**
+ * The rules of `status.conditions` shared by FlowSchema and PriorityLevelConfiguration: each
+ * `type` required (`must not be empty`) and unique.
+ */
+export function validateConditionTypes(object: APIObject): FieldError[] {
+  const errors: FieldError[] = [];
+  const conditions = record(object["status"])?.["conditions"];
+  if (!Array.isArray(conditions)) return errors;
+  const path = FieldPath.root("status").child("conditions");
+  const seen = new Set<string>();
+  conditions.forEach((c, i) => {
+    const type = str(record(c)?.["type"]);
+    if (seen.has(type)) errors.push(duplicateField(path.index(i).child("type"), type));
+    seen.add(type);
+    if (type === "") errors.push(requiredField(path.index(i).child("type"), "must not be empty"));
+  });
+  return errors;
+}
+
+/** Each `status.conditions[i].status` one of {@link conditionStatuses} (APIService). */
+export function validateConditionStatuses(object: APIObject): FieldError[] {
+  const errors: FieldError[] = [];
+  const conditions = record(object["status"])?.["conditions"];
+  if (!Array.isArray(conditions)) return errors;
+  const path = FieldPath.root("status").child("conditions");
+  conditions.forEach((c, i) => {
+    const status = str(record(c)?.["status"]);
+    if (!(conditionStatuses as readonly string[]).includes(status)) errors.push(notSupportedField(path.index(i).child("status"), status, conditionStatuses));
+  });
+  return errors;
+}
+
+/** The condition of `type` in `status.conditions`, if any. */
+export function findCondition(object: APIObject, type: string): Record<string, unknown> | undefined {
+  const conditions = record(object["status"])?.["conditions"];
+  if (!Array.isArray(conditions)) return undefined;
+  return conditions.map(record).find((c) => c?.["type"] === type);
+}
