@@ -1,0 +1,2 @@
+/** EtcdStore: see the package README. @module */
+export {};
