@@ -91,6 +91,7 @@ export {
   validateLabelValue,
   validateObjectName,
   validateQualifiedName,
+  utf8ByteLength,
   type FieldPathLike,
   type ObjectNameOptions,
 } from "./validation.js";

@@ -136,3 +136,8 @@ export function validateAnnotations(
   }
   return errors;
 }
+
+/** Length in bytes of the UTF-8 encoding of `text` (what the reference's size limits count), without encoding it. */
+export function utf8ByteLength(text: string): number {
+  return utf8Length(text);
+}

@@ -3,10 +3,10 @@
  * under config keys, 1 MiB in total, frozen once `immutable` is true.
  * @module
  */
-import { FieldPath, invalidField, type APIObject, type FieldError } from "@orch/meta";
+import { utf8ByteLength as utf8Length, FieldPath, invalidField, type APIObject, type FieldError } from "@orch/meta";
 import { z } from "zod";
 import { base64ByteLength } from "./internal/base64.js";
-import { maxDataBytes, record, stringRecord, validateConfigKeys, validateImmutableData } from "./internal/rules.js";
+import { maxDataBytes, record, validateConfigKeys, validateImmutableData } from "./internal/rules.js";
 import type { ResourceType } from "./resource-type.js";
 import { bytes, stringMap } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
@@ -21,7 +21,6 @@ export const configMapV1Schema = kindSchema(
   "ConfigMap holds configuration data for pods to consume.",
 );
 
-const utf8 = new TextEncoder();
 
 /**
  * The ConfigMap rules beyond metadata (pair with `validateObjectMeta`): config keys in `data`
@@ -30,17 +29,18 @@ const utf8 = new TextEncoder();
  */
 export function validateConfigMap(object: APIObject): FieldError[] {
   const errors: FieldError[] = [];
-  const data = stringRecord(object["data"]);
-  const binary = stringRecord(object["binaryData"]);
+  // Decoded objects hold only strings in these maps; read them in place, without copies.
+  const data = (record(object["data"]) ?? {}) as Readonly<Record<string, string>>;
+  const binary = (record(object["binaryData"]) ?? {}) as Readonly<Record<string, string>>;
   const dataPath = FieldPath.root("data");
   errors.push(...validateConfigKeys(data, dataPath));
   let total = 0;
-  for (const [key, value] of Object.entries(data)) {
+  for (const key in data) {
     if (Object.hasOwn(binary, key)) errors.push(invalidField(dataPath.key(key), key, "duplicate of key present in binaryData"));
-    total += utf8.encode(value).length;
+    total += utf8Length(data[key] as string);
   }
   errors.push(...validateConfigKeys(binary, FieldPath.root("binaryData")));
-  for (const value of Object.values(binary)) total += base64ByteLength(value);
+  for (const key in binary) total += base64ByteLength(binary[key] as string);
   if (total > maxDataBytes) {
     // As the reference: the error is on the whole object (empty path) and shows no value.
     errors.push({ type: "FieldValueTooLong", field: "", detail: `must have at most ${maxDataBytes} bytes` });

@@ -6,7 +6,7 @@
  * the object.
  * @module
  */
-import { FieldPath, forbiddenField, invalidField, requiredField, validateDNS1123Subdomain, type APIObject, type FieldError } from "@orch/meta";
+import { utf8ByteLength as utf8Length, FieldPath, forbiddenField, invalidField, requiredField, validateDNS1123Subdomain, type APIObject, type FieldError } from "@orch/meta";
 import { z } from "zod";
 import { validateCSIDriverName } from "./internal/storage-fields.js";
 import { jsonEqual, record, str } from "./internal/rules.js";
@@ -70,7 +70,6 @@ export const volumeAttachmentV1Schema = kindSchema(
 
 const maxAttachmentMetadataBytes = 256 * 1024;
 const maxErrorMessageLength = 1024;
-const utf8 = new TextEncoder();
 
 function validateVolumeError(value: unknown, path: FieldPath): FieldError[] {
   const message = str(record(value)?.["message"]);
@@ -107,7 +106,7 @@ export function validateVolumeAttachment(object: APIObject): FieldError[] {
   const status = record(object["status"]) ?? {};
   const statusPath = FieldPath.root("status");
   let size = 0;
-  for (const [k, v] of Object.entries(record(status["attachmentMetadata"]) ?? {})) size += utf8.encode(k).length + utf8.encode(str(v)).length;
+  for (const [k, v] of Object.entries(record(status["attachmentMetadata"]) ?? {})) size += utf8Length(k) + utf8Length(str(v));
   if (size > maxAttachmentMetadataBytes) {
     errors.push({ type: "FieldValueTooLong", field: statusPath.child("attachmentMetadata").toString(), value: "", detail: `may not be more than ${maxAttachmentMetadataBytes} bytes` });
   }

@@ -3,7 +3,7 @@
  * kinds, immutability, and small readers of untyped objects.
  * @module
  */
-import { extensionPrefix, forbiddenField, invalidField, validateQualifiedName, type FieldError, type FieldPath } from "@orch/meta";
+import { utf8ByteLength as utf8Length, extensionPrefix, forbiddenField, invalidField, validateQualifiedName, type FieldError, type FieldPath } from "@orch/meta";
 
 /** The most bytes `data` plus `binaryData` of a ConfigMap, or `data` of a Secret, may hold. */
 export const maxDataBytes = 1024 * 1024;
@@ -18,7 +18,7 @@ const configKeyMessage =
 /** The reference's `IsConfigMapKey` messages for `key` (empty when it is valid). */
 export function configKeyMessages(key: string): string[] {
   const messages: string[] = [];
-  if (new TextEncoder().encode(key).length > 253) messages.push("must be no more than 253 characters");
+  if (key.length > 253 && utf8Length(key) > 253) messages.push("must be no more than 253 characters");
   if (!configKeyPattern.test(key)) messages.push(configKeyMessage);
   if (key === ".") messages.push("must not be '.'");
   else if (key === "..") messages.push("must not be '..'");
