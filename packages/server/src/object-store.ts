@@ -129,17 +129,21 @@ export class ObjectStore {
       throw badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (${served.type.kind})`);
     }
     let value: unknown = { ...body, apiVersion: served.apiVersion, kind: served.type.kind };
+    // Unknown fields are found once; the common case (none) then skips the pruning copy.
+    let unknownFound = true;
     if (opts.fieldValidation !== "Ignore") {
+      const unknown = findUnknownFields(value, served.type, served.version);
+      unknownFound = unknown.length > 0;
       const problems = [
         ...(rawJSON === undefined ? [] : findDuplicateFields(rawJSON).map(duplicateFieldMessage)),
-        ...findUnknownFields(value, served.type, served.version).map(unknownFieldMessage),
+        ...unknown.map(unknownFieldMessage),
       ];
       if (problems.length > 0) {
         if (opts.fieldValidation === "Strict") throw strictDecodingError(served.type, served.version.name, problems);
         opts.warnings.push(...problems);
       }
     }
-    value = dropUnknownFields(value, served.type, served.version);
+    if (unknownFound) value = dropUnknownFields(value, served.type, served.version);
     let decoded = decodeObject(served.type, served.version, value) as APIObject;
     if (!isPlainObject(decoded.metadata)) decoded.metadata = {};
     // Everything past decoding works on the storage version.
