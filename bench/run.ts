@@ -8,6 +8,7 @@ import { commandReadyMs, inProcessReadyMs, throughput, watchFanOut } from "./htt
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { applyBenchmarks } from "./apply.bench.js";
 import { storeCases, storeHeap } from "./store.bench.js";
 import { runValidation, validationCases } from "./validation.bench.js";
 
@@ -34,6 +35,9 @@ for (const c of validationCases()) {
     `${r.name.padEnd(40)} validate ${(r.validateNs / 1000).toFixed(1).padStart(7)} µs   parse ${(r.parseNs / 1000).toFixed(1).padStart(7)} µs   ${r.ratio.toFixed(2)}x ${r.ratio <= 3 ? "ok" : "OVER"}`,
   );
 }
+
+console.log(`\nserver-side apply vs update of the same change to a Pod-sized object`);
+for (const line of await applyBenchmarks(quick)) console.log(line);
 
 console.log(`\nHTTP: orch (APIServer behind @orch/node) vs a bare node:http server answering the same JSON (autocannon, 16 connections)`);
 for (const r of await throughput(quick ? 2 : 5)) {

@@ -11,6 +11,9 @@ describe("parseFlags", () => {
       domain: "orch.io",
       shutdownDelayMs: 0,
       livezGracePeriodMs: 0,
+      etcdServers: [],
+      etcdPrefix: "",
+      etcdCompactionIntervalMs: 300_000,
     });
   });
 
@@ -25,6 +28,13 @@ describe("parseFlags", () => {
     [["--shutdown-delay-duration=1m30s"], { shutdownDelayMs: 90_000 }],
     [["--livez-grace-period", "500ms"], { livezGracePeriodMs: 500 }],
     [["--livez-grace-period", "0"], { livezGracePeriodMs: 0 }],
+    [["--etcd-servers", "http://127.0.0.1:2379,http://127.0.0.1:22379"], { etcdServers: ["http://127.0.0.1:2379", "http://127.0.0.1:22379"] }],
+    [["--etcd-servers=http://a:2379", "--etcd-prefix", "/orch"], { etcdServers: ["http://a:2379"], etcdPrefix: "/orch" }],
+    [["--etcd-servers=http://a:2379", "--etcd-compaction-interval", "1m"], { etcdCompactionIntervalMs: 60_000 }],
+    [
+      ["--etcd-servers=https://a:2379", "--etcd-cafile=ca.crt", "--etcd-certfile=c.crt", "--etcd-keyfile=c.key"],
+      { etcdCAFile: "ca.crt", etcdCertFile: "c.crt", etcdKeyFile: "c.key" },
+    ],
     [["--help"], { help: true }],
     [["-h"], { help: true }],
   ] as const)("accepts %j", (argv, expected) => {
@@ -34,6 +44,12 @@ describe("parseFlags", () => {
   it.each([
     [["--no-such-flag"], /no-such-flag/],
     [["--secure-port"], /secure-port/],
+    [["--etcd-servers", "127.0.0.1:2379"], /--etcd-servers "127.0.0.1:2379"/],
+    [["--etcd-servers", "ftp://a:1"], /--etcd-servers "ftp:\/\/a:1"/],
+    [["--etcd-prefix", "/x"], /--etcd-prefix needs --etcd-servers/],
+    [["--etcd-servers=http://a:2379", "--etcd-certfile=c.crt"], /go together/],
+    [["--etcd-servers=https://a:2379"], /--etcd-cafile/],
+    [["--etcd-servers=http://a:2379", "--etcd-compaction-interval=soon"], /etcd-compaction-interval/],
     [["--secure-port", "65536"], /--secure-port "65536"/],
     [["--secure-port", "-1"], /secure-port/],
     [["--secure-port", "http"], /--secure-port "http"/],

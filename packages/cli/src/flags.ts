@@ -21,6 +21,18 @@ export interface Flags {
   shutdownDelayMs: number;
   /** `--livez-grace-period` in milliseconds (`0s`). */
   livezGracePeriodMs: number;
+  /** `--etcd-servers`: etcd client URLs; empty (the default) keeps objects in memory. */
+  etcdServers: string[];
+  /** `--etcd-prefix`: a prefix before every orch key in etcd (`""`; orch keys start with `/registry/`). */
+  etcdPrefix: string;
+  /** `--etcd-cafile`: the CA bundle that verifies etcd's serving certificate. */
+  etcdCAFile?: string;
+  /** `--etcd-certfile`: the client certificate for etcd. */
+  etcdCertFile?: string;
+  /** `--etcd-keyfile`: the key of the client certificate for etcd. */
+  etcdKeyFile?: string;
+  /** `--etcd-compaction-interval` in milliseconds (`5m`); `0` turns compaction by the server off. */
+  etcdCompactionIntervalMs: number;
 }
 
 /** A bad command line; the command prints the message and exits with code 2. */
@@ -31,7 +43,7 @@ export class FlagError extends Error {
 /** The text `orch-apiserver --help` prints. */
 export const usage = `Usage: orch-apiserver [flags]
 
-Runs the orch API server: in-memory store, HTTPS with generated certificates, and an admin
+Runs the orch API server: in-memory store (or etcd with --etcd-servers), HTTPS with generated certificates, and an admin
 kubeconfig at <data-dir>/kubeconfig.
 
 Flags:
@@ -41,6 +53,14 @@ Flags:
       --domain string                     product domain of groups, labels and markers (default "orch.io")
       --shutdown-delay-duration duration  how long /readyz fails before the server stops accepting (default 0s)
       --livez-grace-period duration       how long /livez may fail after start (default 0s)
+      --etcd-servers strings              etcd client URLs, comma-separated (http://host:port or https://...);
+                                          without it objects live in memory
+      --etcd-prefix string                prefix before every key in etcd (default "", keys start with /registry/)
+      --etcd-cafile string                CA file that verifies etcd's serving certificate (https endpoints)
+      --etcd-certfile string              client certificate file for etcd
+      --etcd-keyfile string               key file of the client certificate for etcd
+      --etcd-compaction-interval duration how often the server compacts etcd history older than this;
+                                          0 turns it off (default 5m)
   -h, --help                              print this help
 `;
 
@@ -106,6 +126,12 @@ export function parseFlags(argv: readonly string[]): Flags {
         domain: { type: "string" },
         "shutdown-delay-duration": { type: "string" },
         "livez-grace-period": { type: "string" },
+        "etcd-servers": { type: "string" },
+        "etcd-prefix": { type: "string" },
+        "etcd-cafile": { type: "string" },
+        "etcd-certfile": { type: "string" },
+        "etcd-keyfile": { type: "string" },
+        "etcd-compaction-interval": { type: "string" },
       },
     }));
   } catch (error) {
@@ -122,16 +148,17 @@ export function parseFlags(argv: readonly string[]): Flags {
   if (dataDir === "") throw new FlagError("invalid --data-dir: empty");
   const domain = str("domain") ?? "orch.io";
   if (domain.length > 253 || !domainPattern.test(domain)) throw new FlagError(`invalid --domain "${domain}": want a DNS subdomain such as orch.io`);
-  const duration = (name: string): number => {
+  const duration = (name: string, fallback = 0): number => {
     const v = str(name);
-    if (v === undefined) return 0;
+    if (v === undefined) return fallback;
     try {
       return parseDuration(v);
     } catch (error) {
       throw new FlagError(`invalid --${name}: ${(error as Error).message}`);
     }
   };
-  return {
+  const etcd = parseEtcdFlags(str);
+  const flags: Flags = {
     help: values["help"] === true,
     bindAddress,
     securePort: parsePort(str("secure-port") ?? "6443"),
@@ -139,5 +166,52 @@ export function parseFlags(argv: readonly string[]): Flags {
     domain,
     shutdownDelayMs: duration("shutdown-delay-duration"),
     livezGracePeriodMs: duration("livez-grace-period"),
+    etcdServers: etcd.servers,
+    etcdPrefix: etcd.prefix,
+    etcdCompactionIntervalMs: duration("etcd-compaction-interval", 5 * 60_000),
   };
+  if (etcd.caFile !== undefined) flags.etcdCAFile = etcd.caFile;
+  if (etcd.certFile !== undefined) flags.etcdCertFile = etcd.certFile;
+  if (etcd.keyFile !== undefined) flags.etcdKeyFile = etcd.keyFile;
+  return flags;
+}
+
+/** The etcd flags, checked together: URLs, TLS files that go in pairs, nothing without servers. */
+function parseEtcdFlags(str: (name: string) => string | undefined): {
+  servers: string[];
+  prefix: string;
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+} {
+  const raw = str("etcd-servers");
+  const servers = raw === undefined ? [] : raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  if (raw !== undefined && servers.length === 0) throw new FlagError("invalid --etcd-servers: empty");
+  for (const server of servers) {
+    let url: URL;
+    try {
+      url = new URL(server);
+    } catch {
+      throw new FlagError(`invalid --etcd-servers "${server}": want a URL such as http://127.0.0.1:2379`);
+    }
+    if ((url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "" || (url.pathname !== "/" && url.pathname !== "")) {
+      throw new FlagError(`invalid --etcd-servers "${server}": want http://host:port or https://host:port`);
+    }
+  }
+  const prefix = str("etcd-prefix") ?? "";
+  const caFile = str("etcd-cafile");
+  const certFile = str("etcd-certfile");
+  const keyFile = str("etcd-keyfile");
+  const etcdOnly = ["etcd-prefix", "etcd-cafile", "etcd-certfile", "etcd-keyfile", "etcd-compaction-interval"].filter((n) => str(n) !== undefined);
+  if (servers.length === 0 && etcdOnly.length > 0) throw new FlagError(`--${etcdOnly[0]!} needs --etcd-servers`);
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new FlagError("--etcd-certfile and --etcd-keyfile go together");
+  if (servers.some((s) => s.startsWith("https:")) && caFile === undefined) throw new FlagError("https --etcd-servers need --etcd-cafile");
+  for (const [name, v] of [["etcd-cafile", caFile], ["etcd-certfile", certFile], ["etcd-keyfile", keyFile]] as const) {
+    if (v === "") throw new FlagError(`invalid --${name}: empty`);
+  }
+  const out: { servers: string[]; prefix: string; caFile?: string; certFile?: string; keyFile?: string } = { servers, prefix };
+  if (caFile !== undefined) out.caFile = caFile;
+  if (certFile !== undefined) out.certFile = certFile;
+  if (keyFile !== undefined) out.keyFile = keyFile;
+  return out;
 }

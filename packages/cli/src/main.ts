@@ -8,6 +8,7 @@ import { serve, type RequestHandler, type ServedServer } from "@orch/node";
 import type { APIServerOptions } from "@orch/server";
 import { ensureCertificates } from "./certificates.js";
 import { FlagError, parseFlags, usage } from "./flags.js";
+import { openEtcdStore, startCompactor } from "./internal/etcd.js";
 import { writeKubeconfig } from "./kubeconfig.js";
 
 /** Where {@link runAPIServer} writes: `process.stdout` or anything with `write`. */
@@ -67,7 +68,10 @@ function untilStopped(signal: AbortSignal | undefined): { stopped: Promise<void>
  * Runs `orch-apiserver` with `argv` (the arguments after the command name) and resolves with
  * the exit code once it has stopped: 0 after a graceful shutdown or `--help`, 2 for a bad
  * command line, 1 when the server cannot start (the port is taken, the data directory is not
- * writable).
+ * writable, etcd does not answer).
+ *
+ * With `--etcd-servers` objects live in etcd (an `EtcdStore`), which must answer within 5
+ * seconds at start; the server compacts etcd history every `--etcd-compaction-interval`.
  *
  * When ready, it prints exactly one line to `stdout`:
  * `orch-apiserver ready url=https://127.0.0.1:<port> kubeconfig=<absolute path>`.
@@ -88,6 +92,7 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
 
   const stop = untilStopped(options.signal);
   let served: ServedServer | undefined;
+  let closeStore: (() => void) | undefined;
   try {
     const dataDir = resolve(flags.dataDir);
     const serverOptions: APIServerOptions = {
@@ -98,6 +103,17 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     // Certificates and the server start side by side: each takes a good part of startup.
     const pending = ensureCertificates(dataDir, { bindAddress: flags.bindAddress });
     pending.catch(() => undefined);
+    if (flags.etcdServers.length > 0) {
+      const store = await openEtcdStore(flags);
+      const stopCompactor = startCompactor(store, flags.etcdCompactionIntervalMs, (error) =>
+        options.stderr.write(`orch-apiserver: etcd compaction failed: ${error instanceof Error ? error.message : String(error)}\n`),
+      );
+      closeStore = () => {
+        stopCompactor();
+        store.close();
+      };
+      serverOptions.store = store;
+    }
     const server = options.createServer
       ? options.createServer(serverOptions)
       : new (await import("@orch/server")).APIServer(serverOptions);
@@ -124,6 +140,7 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     await served?.close();
     return 1;
   } finally {
+    closeStore?.();
     stop.dispose();
   }
 }

@@ -69,21 +69,31 @@ export class NamespaceLifecycle {
       }
     } catch {
       // The store went away or compacted past us: rescan from the newest state, unless stopping.
-      if (!signal.aborted) {
-        const cancel = this.clock.setTimer(1000, () => {
-          this.timers.delete(cancel);
-          void this.restart(signal);
-        });
-        this.timers.add(cancel);
-      }
+      this.restartLater(signal);
     }
+  }
+
+  private restartLater(signal: AbortSignal): void {
+    if (signal.aborted) return;
+    const cancel = this.clock.setTimer(1000, () => {
+      this.timers.delete(cancel);
+      void this.restart(signal);
+    });
+    this.timers.add(cancel);
   }
 
   private async restart(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
-    const from = await this.store.revision();
-    const { entries } = await this.store.list(collectionPrefix(this.namespaces, ""));
-    for (const entry of entries) if ((entry.value as APIObject).metadata.deletionTimestamp) this.enqueue(wireObject(entry).metadata.name ?? "");
+    let from: number;
+    try {
+      from = await this.store.revision();
+      const { entries } = await this.store.list(collectionPrefix(this.namespaces, ""));
+      for (const entry of entries) if ((entry.value as APIObject).metadata.deletionTimestamp) this.enqueue(wireObject(entry).metadata.name ?? "");
+    } catch {
+      // The store is still away (etcd down): try again later rather than crash the process.
+      this.restartLater(signal);
+      return;
+    }
     void this.watchNamespaces(from, signal);
   }
 

@@ -32,6 +32,7 @@ import {
   validateObjectMetaUpdate,
 } from "@orch/resources";
 import type { ActionSubresource, StrategyContext } from "@orch/resources";
+import { typeInfoOf, updateManagedFields, type JSONObject, type TypeNode } from "@orch/merge";
 import type { Clock, Entry, Store } from "@orch/store";
 import { mutableCopy, objectKey, wireObject, type ServedResource } from "./served-resource.js";
 import { successStatus } from "./responses.js";
@@ -47,6 +48,10 @@ export interface WriteOptions {
   warnings: string[];
   /** The sub-resource written (`status`, `finalize`), `""` for the main resource. */
   subresource?: string;
+  /** The field manager recorded in `managedFields` (the `fieldManager` query or the User-Agent's). */
+  fieldManager?: string;
+  /** The object's `managedFields` were already computed by server-side apply. */
+  applied?: boolean;
 }
 
 /** DeleteOptions, from the body or the query. */
@@ -101,6 +106,19 @@ function stripResourceVersion(object: APIObject): APIObject {
   return { ...object, metadata };
 }
 
+const typeInfoCache = new WeakMap<ServedResource, TypeNode>();
+
+/** The merge type of the objects a served resource stores (its storage version's schema). */
+export function storedTypeInfo(served: ServedResource): TypeNode {
+  let info = typeInfoCache.get(served);
+  if (!info) {
+    const storage = served.type.versions.find((v) => v.storage) ?? served.version;
+    info = typeInfoOf(storage.schema);
+    typeInfoCache.set(served, info);
+  }
+  return info;
+}
+
 /** The generic object store of one server: the write rules every kind shares. */
 export class ObjectStore {
   constructor(
@@ -112,6 +130,21 @@ export class ObjectStore {
 
   private context(): StrategyContext {
     return { domain: this.domain, now: this.clock.now() };
+  }
+
+  /** Records the write's field ownership in `metadata.managedFields` (an Update entry), unless apply did. */
+  private track(served: ServedResource, live: APIObject | undefined, next: APIObject, opts: WriteOptions): APIObject {
+    if (opts.applied) return next;
+    const result = updateManagedFields({
+      live: live as JSONObject | undefined,
+      next: next as JSONObject,
+      manager: opts.fieldManager ?? "unknown",
+      apiVersion: served.apiVersion,
+      subresource: opts.subresource || undefined,
+      now: this.clock.now(),
+      typeInfo: storedTypeInfo(served),
+    });
+    return result.object as APIObject;
   }
 
   /**
@@ -157,7 +190,8 @@ export class ObjectStore {
   }
 
   /** POST: creates `object` (already decoded) in `namespace`. */
-  async create(served: ServedResource, namespace: string, object: APIObject, opts: WriteOptions): Promise<WriteResult> {
+  async create(served: ServedResource, namespace: string, input: APIObject, opts: WriteOptions): Promise<WriteResult> {
+    let object = input;
     const meta = object.metadata;
     if (served.namespaced) {
       if (meta.namespace && namespace && meta.namespace !== namespace) {
@@ -187,6 +221,7 @@ export class ObjectStore {
     if (errors.length) this.invalid(served, meta.name ?? "", errors);
     const name = meta.name as string;
     if (served.namespaced) await this.guardNamespace(served, meta.namespace ?? "", name);
+    object = this.track(served, undefined, object, opts);
     if (opts.dryRun) {
       if (await this.store.get(objectKey(served, meta.namespace ?? "", name))) throw alreadyExists(served.qualifiedResource, name);
       return { code: 201, body: object };
@@ -227,7 +262,7 @@ export class ObjectStore {
       if (pinned && object.metadata.resourceVersion !== String(entry.modRevision)) {
         throw conflict(served.qualifiedResource, name);
       }
-      const next = this.prepareUpdate(served, object, current, opts.subresource ?? "");
+      const next = this.track(served, current, this.prepareUpdate(served, object, current, opts.subresource ?? ""), opts);
       const stored = stripResourceVersion(next);
       if (JSON.stringify(stored) === JSON.stringify(entry.value)) return { code: 200, body: current };
       if (opts.dryRun) return { code: 200, body: next };

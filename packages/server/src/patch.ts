@@ -1,8 +1,9 @@
 /**
- * JSON merge patch (RFC 7386) and JSON patch (RFC 6902, with fast-json-patch) on a wire object.
- * Strategic merge patch and apply come with the merge engine.
+ * JSON merge patch (RFC 7386), JSON patch (RFC 6902, with fast-json-patch) and strategic merge
+ * patch (with `@orch/merge`, for kinds with a built-in schema) on a wire object.
  * @module
  */
+import { strategicMergePatch, strategicMergePatchSupported, type PatchSchema } from "@orch/merge";
 import { badRequest, statusError, unsupportedMediaType, type APIObject } from "@orch/meta";
 import fastJSONPatch from "fast-json-patch";
 import { decodeUTF8, parseJSONBody, parseMediaType, patchMediaTypes } from "./negotiation.js";
@@ -41,11 +42,13 @@ function applyJSONPatch(current: APIObject, operations: unknown): unknown {
 }
 
 /**
- * Applies the PATCH body `body` of media type `contentType` to `current`.
- * @throws StatusError 415 for a patch type not supported here, 400 for a malformed patch,
- * 422 for a failed JSON patch `test`.
+ * Applies the PATCH body `body` of media type `contentType` to `current`, an object of the
+ * served version whose schema is `schema` (its merge markers drive strategic merge patch;
+ * `undefined` for kinds without one, such as custom resources).
+ * @throws StatusError 415 for a patch type not supported here (strategic merge patch without a
+ * schema), 400 for a malformed patch, 422 for a failed JSON patch `test`.
  */
-export function applyPatch(contentType: string | null, body: Uint8Array | undefined, current: APIObject): unknown {
+export function applyPatch(contentType: string | null, body: Uint8Array | undefined, current: APIObject, schema: PatchSchema | undefined): unknown {
   const media = contentType ? parseMediaType(contentType) : undefined;
   const essence = media ? `${media.type}/${media.subtype}` : "";
   const text = decodeUTF8(body);
@@ -56,7 +59,14 @@ export function applyPatch(contentType: string | null, body: Uint8Array | undefi
     }
     case "application/json-patch+json":
       return applyJSONPatch(current, parseJSONBody(text === "" ? "[]" : text));
+    case "application/strategic-merge-patch+json":
+      if (!strategicMergePatchSupported(schema)) break;
+      return strategicMergePatch(current, parseJSONBody(text === "" ? "{}" : text), schema);
     default:
-      throw unsupportedMediaType(contentType ?? "", patchMediaTypes.filter((t) => t !== "application/strategic-merge-patch+json" && t !== "application/apply-patch+yaml"));
+      break;
   }
+  const offered = patchMediaTypes.filter(
+    (t) => t !== "application/strategic-merge-patch+json" || strategicMergePatchSupported(schema),
+  );
+  throw unsupportedMediaType(contentType ?? "", offered);
 }

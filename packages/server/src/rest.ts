@@ -5,6 +5,7 @@
  */
 import {
   badRequest,
+  invalid,
   methodNotAllowed,
   parseFieldSelector,
   parseLabelSelector,
@@ -19,7 +20,9 @@ import { hasProtobufCodec } from "@orch/protobuf";
 import { listChunk, openWatch, planRead, readOne, type WatchStreamEvent } from "@orch/list";
 import type { Clock, Entry, Store } from "@orch/store";
 import type { APIRequest, APIResponse } from "./api-request.js";
-import { negotiate, readObjectBody, type Negotiated } from "./negotiation.js";
+import { decodeUTF8, negotiate, parseMediaType, parseYAMLBody, readObjectBody, type Negotiated } from "./negotiation.js";
+import { apply, defaultFieldManager, validateFieldManager, type JSONObject } from "@orch/merge";
+import { storedTypeInfo } from "./object-store.js";
 import type { DeleteOptions, FieldValidation, ObjectStore, WriteOptions, WriteResult } from "./object-store.js";
 import { applyPatch } from "./patch.js";
 import type { ResourceRequestInfo } from "./request-info.js";
@@ -150,6 +153,75 @@ function listKind(served: ServedResource): string {
   return `${served.type.kind}List`;
 }
 
+/** The options kind a write's query parameters belong to, for the 422 of a bad `fieldManager`. */
+const optionsKind: Partial<Record<string, string>> = { create: "CreateOptions", update: "UpdateOptions", patch: "PatchOptions" };
+
+/**
+ * The field manager of a write: `fieldManager`, else the User-Agent's (gaps.md). A name over 128
+ * bytes or with control characters, or none on an apply, is a 422 on the write's options kind.
+ */
+function fieldManagerOf(domain: string, verb: string, query: URLSearchParams, request: APIRequest, isApply = false): string {
+  const given = query.get("fieldManager") ?? "";
+  const errors = validateFieldManager(given, { apply: isApply });
+  if (errors.length) throw invalid({ group: `meta.${domain}`, kind: optionsKind[verb] ?? "PatchOptions" }, "", errors);
+  return given || defaultFieldManager(request.headers.get("user-agent") ?? "");
+}
+
+function isApplyPatch(contentType: string | null): boolean {
+  const media = contentType ? parseMediaType(contentType) : undefined;
+  return media !== undefined && media.type === "application" && media.subtype === "apply-patch+yaml";
+}
+
+/**
+ * PATCH with `application/apply-patch+yaml`: server-side apply of a YAML or JSON configuration
+ * by `fieldManager` (required), creating the object when it is missing, with conflicts as 409
+ * unless `force=true`.
+ */
+async function serverSideApply(
+  ctx: RestContext,
+  served: ServedResource,
+  namespace: string,
+  info: ResourceRequestInfo,
+  request: APIRequest,
+  query: URLSearchParams,
+  opts: WriteOptions,
+): Promise<WriteResult> {
+  const manager = opts.fieldManager ?? "";
+  const force = isTrue(query.get("force"));
+  const body = parseYAMLBody(decodeUTF8(request.body));
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("the apply configuration must be an object");
+  const config = body as Record<string, unknown>;
+  if (config.apiVersion !== served.apiVersion) {
+    throw badRequest(`the API version in the data (${String(config.apiVersion ?? "")}) does not match the expected API version (${served.apiVersion})`);
+  }
+  if (config.kind !== served.type.kind) {
+    throw badRequest(`the kind in the data (${String(config.kind ?? "")}) does not match the expected kind (${served.type.kind})`);
+  }
+  const meta = (typeof config.metadata === "object" && config.metadata !== null ? config.metadata : {}) as Record<string, unknown>;
+  if (meta.name !== undefined && meta.name !== info.name) {
+    throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${info.name})`);
+  }
+  if (served.namespaced && meta.namespace !== undefined && meta.namespace !== namespace) {
+    throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+  }
+  const applied = { ...config, metadata: { ...meta, name: info.name, ...(served.namespaced ? { namespace } : {}) } } as JSONObject;
+  const applyOpts: WriteOptions = { ...opts, fieldManager: manager, applied: true };
+  const run = (live: APIObject | undefined) =>
+    apply({ live: live as JSONObject | undefined, applied, manager, force, apiVersion: served.apiVersion, now: ctx.clock.now(), typeInfo: storedTypeInfo(served), subresource: info.subresource || undefined }).object;
+  return ctx.objects.guaranteedUpdate(
+    served,
+    namespace,
+    info.name,
+    applyOpts,
+    (current) => {
+      if (!current) return "create";
+      const decoded = ctx.objects.decodeBody(served, run(presentObject(served, current)), applyOpts);
+      return { object: ctx.objects.prepareWrite(served, info.subresource, decoded, current), pinned: false };
+    },
+    info.subresource ? undefined : () => ctx.objects.create(served, namespace, ctx.objects.decodeBody(served, run(undefined), applyOpts), applyOpts),
+  );
+}
+
 /** The `Warning` of a request through a deprecated version, naming the version to use instead. */
 function deprecationWarning(ctx: RestContext, served: ServedResource): string | undefined {
   if (!served.version.deprecated) return undefined;
@@ -178,7 +250,12 @@ export async function serveResource(ctx: RestContext, served: ServedResource, in
   const deprecation = deprecationWarning(ctx, served);
   const encode = (code: number, body: unknown, warnings?: string[]) =>
     encodeResponse(code, body, { negotiated, pretty, warnings: deprecation ? [deprecation, ...(warnings ?? [])] : (warnings ?? []) });
-  const writeOptions = (): WriteOptions => ({ dryRun: parseDryRun(query), fieldValidation: parseFieldValidation(query), warnings: [] });
+  const writeOptions = (): WriteOptions => ({
+    dryRun: parseDryRun(query),
+    fieldValidation: parseFieldValidation(query),
+    warnings: [],
+    fieldManager: fieldManagerOf(ctx.domain, info.verb, query, request, info.verb === "patch" && isApplyPatch(request.headers.get("content-type"))),
+  });
   const answer = (result: WriteResult, opts: WriteOptions) =>
     encode(result.code, result.body.kind === "Status" ? result.body : presentObject(served, result.body as APIObject), opts.warnings);
   if (served.type.computed) return serveComputed(ctx, served, info, query, encode, negotiated);
@@ -259,10 +336,11 @@ export async function serveResource(ctx: RestContext, served: ServedResource, in
       const opts = writeOptions();
       opts.subresource = info.subresource;
       const contentType = request.headers.get("content-type");
+      if (isApplyPatch(contentType)) return answer(await serverSideApply(ctx, served, namespace, info, request, query, opts), opts);
       let pinned = false;
       const result = await ctx.objects.guaranteedUpdate(served, namespace, info.name, opts, (current) => {
         if (!current) return "create";
-        const patched = applyPatch(contentType, request.body, presentObject(served, current));
+        const patched = applyPatch(contentType, request.body, presentObject(served, current), served.version.schema);
         const decoded = ctx.objects.decodeBody(served, patched, opts);
         if (decoded.metadata.name !== info.name) {
           throw badRequest(`the name of the object (${String(decoded.metadata.name)}) does not match the name on the URL (${info.name})`);

@@ -1,0 +1,71 @@
+/**
+ * The FieldsV1 encoding of a {@link FieldSet}: a JSON object whose keys are path elements
+ * (`f:`, `k:`, `v:`, `i:`) and whose values are the subtrees; `{}` is a member with nothing
+ * below it, and the key `"."` inside a subtree says the element itself is a member too.
+ * @module
+ */
+import { badRequest } from "@orch/meta";
+import { compareElements, parseElement } from "./field-path.js";
+import { FieldSet } from "./field-set.js";
+
+/** A FieldsV1 value: nested objects, leaves `{}`. */
+export type FieldsV1 = Record<string, unknown>;
+
+/** Decoded sets by the FieldsV1 object they came from (stored objects are immutable and shared). */
+const decoded = new WeakMap<object, FieldSet>();
+
+function encodeNode(set: FieldSet, selfMember: boolean): FieldsV1 {
+  const out: FieldsV1 = {};
+  if (selfMember) out["."] = {};
+  const elements = new Set<string>(set.members ?? []);
+  if (set.children) for (const [e, c] of set.children) if (!c.isEmpty()) elements.add(e);
+  for (const e of [...elements].sort(compareElements)) {
+    const c = set.children?.get(e);
+    const member = set.members?.has(e) ?? false;
+    out[e] = c && !c.isEmpty() ? encodeNode(c, member) : {};
+  }
+  return out;
+}
+
+/** Encodes `set` as FieldsV1 (elements sorted: fields, keys, values, indexes). */
+export function encodeFieldsV1(set: FieldSet): FieldsV1 {
+  const out = encodeNode(set, false);
+  decoded.set(out, set);
+  return out;
+}
+
+function decodeNode(node: unknown, path: string, into: FieldSet): boolean {
+  if (node === null || typeof node !== "object" || Array.isArray(node)) {
+    throw badRequest(`invalid managed fields entry at ${JSON.stringify(path || ".")}: expected an object`);
+  }
+  let self = false;
+  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+    if (key === ".") {
+      if (path === "") throw badRequest(`invalid managed fields entry ".": the root cannot be a member`);
+      self = true;
+      continue;
+    }
+    const element = parseElement(key);
+    const child = new FieldSet();
+    const isSelf = decodeNode(value, `${path}${key}`, child);
+    if (isSelf || child.isEmpty()) into.addMember(element);
+    if (!child.isEmpty()) (into.children ??= new Map()).set(element, child);
+  }
+  return self;
+}
+
+/**
+ * Decodes FieldsV1 into a FieldSet. Results are cached per object, so decoding the same stored
+ * entry again costs nothing; the returned set must not be mutated.
+ * @throws StatusError 400 naming the first malformed entry.
+ */
+export function decodeFieldsV1(fields: unknown): FieldSet {
+  if (fields !== null && typeof fields === "object") {
+    const cached = decoded.get(fields);
+    if (cached) return cached;
+  }
+  const set = new FieldSet();
+  decodeNode(fields, "", set);
+  if (fields !== null && typeof fields === "object") decoded.set(fields, set);
+  return set;
+}

@@ -1,0 +1,26 @@
+/**
+ * Names a store key for error messages, as `MemoryStore` does: `/registry/<group>/<resource>/
+ * [<namespace>/]<name>` becomes the qualified resource and the name.
+ * @module
+ */
+import type { QualifiedResource } from "@orch/meta";
+
+/** The resource and name a key stands for. */
+export interface KeyResource {
+  readonly resource: QualifiedResource;
+  readonly name: string;
+}
+
+/** Parses `key`; any shape other than a registry key gives an empty resource and the whole key. */
+export function keyResource(key: string): KeyResource {
+  const parts = key.split("/");
+  if (parts.length >= 5 && parts[0] === "" && parts[1] === "registry") {
+    const group = parts[2] as string;
+    const resource = parts[3] as string;
+    const name = parts[parts.length - 1] as string;
+    if (group !== "" && resource !== "" && name !== "") {
+      return { resource: { group: group === "core" ? "" : group, resource }, name };
+    }
+  }
+  return { resource: { group: "", resource: "" }, name: key };
+}

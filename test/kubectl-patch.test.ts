@@ -1,0 +1,122 @@
+/**
+ * `kubectl patch --type strategic|merge|json` (the kubectl of this machine) against a running
+ * `orch-apiserver`, asserted on what kubectl printed and on what the server then serves.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAPIServer, type RunningAPIServer } from "./support/apiserver.js";
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let server: RunningAPIServer;
+let dir: string;
+
+/** Runs `kubectl --kubeconfig <server's> ...args` under `timeout`, with a private cache dir. */
+function kubectl(args: readonly string[]): Promise<Result> {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: dir };
+  delete env.KUBECONFIG;
+  return new Promise<Result>((resolve, reject) => {
+    const child = spawn("timeout", ["-k", "2", "20", "/usr/bin/kubectl", "--kubeconfig", server.kubeconfigPath, "--cache-dir", join(dir, "cache"), ...args], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function getJSON(kind: string, name: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const got = await kubectl(["get", kind, name, "-o", "json"]);
+  expect(got.code, got.stderr).toBe(0);
+  return JSON.parse(got.stdout);
+}
+
+const podManifest = `apiVersion: v1
+kind: Pod
+metadata:
+  name: patched
+  labels:
+    app: demo
+spec:
+  containers:
+  - name: app
+    image: nginx:1.25
+    env:
+    - name: MODE
+      value: prod
+  - name: sidecar
+    image: busybox:1.36
+    args: ["sleep", "3600"]
+`;
+
+const configMapManifest = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  color: blue
+  size: large
+`;
+
+describe("kubectl patch against orch-apiserver", () => {
+  beforeAll(async () => {
+    server = await startAPIServer();
+    dir = await mkdtemp(join(tmpdir(), "orch-kubectl-patch-"));
+    await writeFile(join(dir, "pod.yaml"), podManifest);
+    await writeFile(join(dir, "cm.yaml"), configMapManifest);
+    for (const file of ["pod.yaml", "cm.yaml"]) {
+      const created = await kubectl(["create", "-f", join(dir, file)]);
+      expect(created.code, created.stderr).toBe(0);
+    }
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    expect(await server?.stop()).toBe(0);
+  });
+
+  it("--type strategic: changes a container's image by name, keeping the other container and the env", async () => {
+    const res = await kubectl(["patch", "pod", "patched", "--type", "strategic", "-p", '{"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout.trim()).toBe("pod/patched patched");
+    const pod = await getJSON("pod", "patched");
+    expect(pod.spec.containers.map((c: { name: string; image: string }) => `${c.name}=${c.image}`)).toEqual(["app=nginx:1.27", "sidecar=busybox:1.36"]);
+    expect(pod.spec.containers[0].env).toEqual([{ name: "MODE", value: "prod" }]);
+  });
+
+  it("--type strategic: merges labels and refuses an unknown $patch directive with the reference's message", async () => {
+    const labelled = await kubectl(["patch", "pod", "patched", "--type", "strategic", "-p", '{"metadata":{"labels":{"tier":"front"}}}']);
+    expect(labelled.code, labelled.stderr).toBe(0);
+    expect((await getJSON("pod", "patched")).metadata.labels).toEqual({ app: "demo", tier: "front" });
+    const bad = await kubectl(["patch", "pod", "patched", "--type", "strategic", "-p", '{"spec":{"containers":[{"name":"app","$patch":"frobnicate"}]}}']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("unknown patch type: frobnicate in map: map[$patch:frobnicate name:app]");
+  });
+
+  it("--type merge: RFC 7386 on a ConfigMap, null deleting a key", async () => {
+    const res = await kubectl(["patch", "cm", "settings", "--type", "merge", "-p", '{"data":{"color":"green","size":null}}']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout.trim()).toBe("configmap/settings patched");
+    expect((await getJSON("cm", "settings")).data).toEqual({ color: "green" });
+  });
+
+  it("--type json: RFC 6902 operations on a ConfigMap, and a failed test operation is refused", async () => {
+    const res = await kubectl(["patch", "cm", "settings", "--type", "json", "-p", '[{"op":"add","path":"/data/shape","value":"round"}]']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout.trim()).toBe("configmap/settings patched");
+    expect((await getJSON("cm", "settings")).data).toMatchObject({ shape: "round" });
+    const failed = await kubectl(["patch", "cm", "settings", "--type", "json", "-p", '[{"op":"test","path":"/data/shape","value":"square"}]']);
+    expect(failed.code).not.toBe(0);
+    expect((await getJSON("cm", "settings")).data.shape).toBe("round");
+  });
+});
