@@ -2,39 +2,13 @@
  * `kubectl patch --type strategic|merge|json` (the kubectl of this machine) against a running
  * `orch-apiserver`, asserted on what kubectl printed and on what the server then serves.
  */
-import { spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kubectlFor, type Kubectl } from "./support/kubectl.js";
 import { startAPIServer, type RunningAPIServer } from "./support/apiserver.js";
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 let server: RunningAPIServer;
-let dir: string;
-
-/** Runs `kubectl --kubeconfig <server's> ...args` under `timeout`, with a private cache dir. */
-function kubectl(args: readonly string[]): Promise<Result> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: dir };
-  delete env.KUBECONFIG;
-  return new Promise<Result>((resolve, reject) => {
-    const child = spawn("timeout", ["-k", "2", "20", "/usr/bin/kubectl", "--kubeconfig", server.kubeconfigPath, "--cache-dir", join(dir, "cache"), ...args], {
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+let kubectl: Kubectl;
 
 async function getJSON(kind: string, name: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const got = await kubectl(["get", kind, name, "-o", "json"]);
@@ -72,16 +46,16 @@ data:
 describe("kubectl patch against orch-apiserver", () => {
   beforeAll(async () => {
     server = await startAPIServer();
-    dir = await mkdtemp(join(tmpdir(), "orch-kubectl-patch-"));
-    await writeFile(join(dir, "pod.yaml"), podManifest);
-    await writeFile(join(dir, "cm.yaml"), configMapManifest);
+    kubectl = await kubectlFor(server);
+    await kubectl.file("pod.yaml", podManifest);
+    await kubectl.file("cm.yaml", configMapManifest);
     for (const file of ["pod.yaml", "cm.yaml"]) {
-      const created = await kubectl(["create", "-f", join(dir, file)]);
+      const created = await kubectl(["create", "-f", join(kubectl.dir, file)]);
       expect(created.code, created.stderr).toBe(0);
     }
   });
   afterAll(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await kubectl?.close();
     expect(await server?.stop()).toBe(0);
   });
 

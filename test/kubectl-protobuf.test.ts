@@ -4,14 +4,9 @@
  * this machine against `orch-apiserver`, proving the server reads those bodies (and answers in
  * protobuf that kubectl decodes), and that the objects read back right in JSON.
  */
-import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kubectlFor, type Kubectl } from "./support/kubectl.js";
 import { startAPIServer, type RunningAPIServer } from "./support/apiserver.js";
-
-const kubectlBin = "/usr/bin/kubectl";
 
 /** The fields of the objects read back that the tests look at. */
 interface ReadBack {
@@ -23,31 +18,10 @@ interface ReadBack {
   status?: { phase?: string };
 }
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 describe("kubectl create with protobuf bodies against orch-apiserver", () => {
   let server: RunningAPIServer;
-  let home: string;
+  let kubectl: Kubectl;
 
-  const kubectl = (args: readonly string[]) =>
-    new Promise<Result>((resolve, reject) => {
-      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
-      delete env.KUBECONFIG;
-      const child = spawn("timeout", ["-k", "2", "20", kubectlBin, "--kubeconfig", server.kubeconfigPath, "--cache-dir", join(home, "cache"), ...args], {
-        env,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-      child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
-    });
   const getJSON = async (args: readonly string[]) => {
     const res = await kubectl([...args, "-o", "json"]);
     expect(res.stderr).toBe("");
@@ -57,10 +31,10 @@ describe("kubectl create with protobuf bodies against orch-apiserver", () => {
 
   beforeAll(async () => {
     server = await startAPIServer();
-    home = await mkdtemp(join(tmpdir(), "orch-kubectl-pb-"));
+    kubectl = await kubectlFor(server);
   });
   afterAll(async () => {
-    if (home) await rm(home, { recursive: true, force: true });
+    await kubectl?.close();
     expect(await server?.stop()).toBe(0);
   });
 

@@ -3,72 +3,10 @@
  * the server wrote. Every call is bounded (`timeout`), gets its own discovery and OpenAPI cache
  * dir, and is asserted on what kubectl printed.
  */
-import { spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parse as parseYAML } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kubectlFor, type Kubectl } from "./support/kubectl.js";
 import { startAPIServer, type RunningAPIServer } from "./support/apiserver.js";
-
-const kubectlBin = "/usr/bin/kubectl";
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-interface Options {
-  input?: string;
-  timeoutSeconds?: number;
-  /** Called with everything kubectl printed to stdout so far, on each new chunk. */
-  onStdout?: (stdout: string) => void;
-}
-
-interface Kubectl {
-  (args: readonly string[], options?: Options): Promise<Result>;
-  /** A scratch dir for manifests, removed with the server. */
-  readonly dir: string;
-  /** Writes `text` to a file in {@link dir} and returns its path. */
-  file(name: string, text: string): Promise<string>;
-  close(): Promise<void>;
-}
-
-/** Runs `kubectl --kubeconfig <server's> ...args` under `timeout`, with a private cache dir. */
-async function kubectlFor(server: RunningAPIServer): Promise<Kubectl> {
-  const dir = await mkdtemp(join(tmpdir(), "orch-kubectl-"));
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: dir };
-  delete env.KUBECONFIG;
-  const run = (args: readonly string[], options: Options = {}) =>
-    new Promise<Result>((resolve, reject) => {
-      const seconds = options.timeoutSeconds ?? 20;
-      const child = spawn(
-        "timeout",
-        ["-k", "2", String(seconds), kubectlBin, "--kubeconfig", server.kubeconfigPath, "--cache-dir", join(dir, "cache"), ...args],
-        { env, stdio: ["pipe", "pipe", "pipe"] },
-      );
-      let stdout = "";
-      let stderr = "";
-      child.stdout.setEncoding("utf8").on("data", (c: string) => {
-        stdout += c;
-        options.onStdout?.(stdout);
-      });
-      child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end(options.input ?? "");
-    });
-  return Object.assign(run, {
-    dir,
-    file: async (name: string, text: string) => {
-      const path = join(dir, name);
-      await writeFile(path, text);
-      return path;
-    },
-    close: () => rm(dir, { recursive: true, force: true }),
-  });
-}
 
 /** The rows of kubectl's column output: each line split on runs of two or more spaces. */
 function table(stdout: string): string[][] {

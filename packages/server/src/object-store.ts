@@ -33,7 +33,7 @@ import {
 } from "@orch/resources";
 import type { ActionSubresource, StrategyContext } from "@orch/resources";
 import { typeInfoOf, updateManagedFields, type JSONObject, type TypeNode } from "@orch/merge";
-import type { Clock, Entry, Store } from "@orch/store";
+import { deepFreeze, type Clock, type Entry, type Store } from "@orch/store";
 import { mutableCopy, objectKey, wireObject, type ServedResource } from "./served-resource.js";
 import { successStatus } from "./responses.js";
 
@@ -91,13 +91,6 @@ function specOf(object: APIObject): string {
   return JSON.stringify(rest);
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 function stripResourceVersion(object: APIObject): APIObject {
   if (object.metadata.resourceVersion === undefined) return object;

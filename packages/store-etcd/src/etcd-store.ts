@@ -8,10 +8,8 @@
 import { circuitBreaker, ConsecutiveBreaker, handleWhen } from "cockatiel";
 import { Etcd3, isRecoverableError, type IKeyValue, type IOptions, type IResponseHeader, type IWatchResponse } from "etcd3";
 import { alreadyExists, badRequest, conflict, internalError, notFound, resourceVersionTooLarge, serviceUnavailable, tooOldResourceVersion } from "@orch/meta";
-import type { Entry, GetOptions, ListOptions, ListResult, Store, StoreEvent } from "@orch/store";
-import { deepFreeze } from "./internal/deep-freeze.js";
+import { deepFreeze, keyResource, type Entry, type GetOptions, type ListOptions, type ListResult, type Store, type StoreEvent } from "@orch/store";
 import { isCompactedError, isFutureRevisionError, toStoreError } from "./internal/errors.js";
-import { keyResource } from "./internal/key-resource.js";
 
 /** TLS material for an etcd client connection: PEM text or bytes. */
 export interface EtcdTLSOptions {

@@ -11,11 +11,11 @@
  */
 import { alreadyExists, badRequest, conflict, notFound, resourceVersionTooLarge, tooOldResourceVersion } from "@orch/meta";
 import { systemClock, type Clock } from "./clock.js";
-import { deepFreeze } from "./internal/deep-freeze.js";
+import { deepFreeze } from "./deep-freeze.js";
 import { EventLog } from "./internal/event-log.js";
 import { KeyIndex, lowerBound, type Cursor, type Leaf } from "./internal/key-index.js";
 import { KeyRecord } from "./internal/key-record.js";
-import { keyResource } from "./internal/key-resource.js";
+import { keyResource } from "./key-resource.js";
 import { Watcher, WatchHub } from "./internal/watcher.js";
 import type { Entry, GetOptions, ListOptions, ListResult, Store, StoreEvent } from "./store.js";
 
