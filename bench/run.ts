@@ -9,6 +9,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyBenchmarks } from "./apply.bench.js";
+import { etcdCreateBenchmark } from "./etcd.bench.js";
+import { watchCacheBenchmarks } from "./watch-cache.bench.js";
 import { storeCases, storeHeap } from "./store.bench.js";
 import { runValidation, validationCases } from "./validation.bench.js";
 
@@ -60,3 +62,7 @@ try {
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }
+
+console.log(`\netcd: creates through APIServer on EtcdStore vs raw etcd3 puts, and the watch cache`);
+for (const line of await etcdCreateBenchmark(quick)) console.log(line);
+for (const line of await watchCacheBenchmarks(quick)) console.log(line);

@@ -27,3 +27,4 @@ export {
 } from "./list-chunk.js";
 export { readOne, type ReadOneOptions } from "./read-one.js";
 export { defaultBookmarkIntervalMs, openWatch, type OpenWatchOptions, type WatchStreamEvent } from "./watch-stream.js";
+export { hasCachedReads, WatchCache, type CachedReads, type WatchCacheOptions } from "./watch-cache.js";

@@ -10,6 +10,7 @@ import type { Clock, Entry, ListResult, Store } from "@orch/store";
 import { encodeContinueToken } from "./continue-token.js";
 import { waitForRevision } from "./internal/wait-for-revision.js";
 import type { ListPlan } from "./read-plan.js";
+import { hasCachedReads } from "./watch-cache.js";
 
 /** Options of {@link listChunk}. */
 export interface ListChunkOptions {
@@ -66,6 +67,9 @@ const maxStorePage = 10_000;
  *   `limit` entries match or the collection ends, so a chunk may be short or even empty and still
  *   carry a token.
  *
+ * - On a store with `CachedReads` (a `WatchCache`), `Any` and `NotOlderThan` chunks are read
+ *   from its memory at the cache's revision; other plans use the plain `Store` calls.
+ *
  * A `prefix` without a trailing `/` gets one, as the reference does for collections, so that
  * `/registry/pods/ns` never lists `/registry/pods/ns2/...`.
  *
@@ -80,6 +84,8 @@ export async function listChunk(store: Store, prefix: string, plan: ListPlan, op
   const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : 0;
   let revision: number | undefined;
   let start: string | undefined;
+  // Reads that may be stale (`Any`, `NotOlderThan`) come from a watch cache when the store has one.
+  const minRevision = plan.kind === "Any" ? 0 : plan.kind === "NotOlderThan" ? plan.revision : undefined;
   switch (plan.kind) {
     case "MostRecent":
     case "Any":
@@ -103,6 +109,9 @@ export async function listChunk(store: Store, prefix: string, plan: ListPlan, op
 
   const read = async (after: string | undefined, pageLimit: number): Promise<ListResult> => {
     try {
+      if (revision === undefined && minRevision !== undefined && hasCachedReads(store)) {
+        return await store.listCached(base, { ...(after === undefined ? {} : { after }), ...(pageLimit > 0 ? { limit: pageLimit } : {}) }, minRevision);
+      }
       return await store.list(base, {
         ...(revision === undefined ? {} : { revision }),
         ...(after === undefined ? {} : { after }),

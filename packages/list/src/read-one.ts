@@ -5,6 +5,7 @@
 import type { Clock, Entry, Store } from "@orch/store";
 import { waitForRevision } from "./internal/wait-for-revision.js";
 import type { GetPlan } from "./read-plan.js";
+import { hasCachedReads } from "./watch-cache.js";
 
 /** Options of {@link readOne}. */
 export interface ReadOneOptions {
@@ -25,5 +26,7 @@ export interface ReadOneOptions {
  */
 export async function readOne(store: Store, key: string, plan: GetPlan, opts: ReadOneOptions): Promise<Entry | undefined> {
   if (plan.kind === "NotOlderThan") await waitForRevision(store, plan.revision, opts.clock, opts.waitMs);
+  // Reads that may be stale come from a watch cache when the store has one.
+  if (plan.kind !== "MostRecent" && hasCachedReads(store)) return store.getCached(key, plan.kind === "NotOlderThan" ? plan.revision : 0);
   return store.get(key);
 }

@@ -9,6 +9,7 @@ import { reasonOf, toStatusError, tooOldResourceVersion, type Status } from "@or
 import type { Clock, Entry, Store, StoreEvent } from "@orch/store";
 import { Wakeup } from "./internal/wakeup.js";
 import type { WatchPlan } from "./read-plan.js";
+import { hasCachedReads } from "./watch-cache.js";
 
 /** One event of a watch stream; the server encodes it as a `WatchEvent` line. */
 export type WatchStreamEvent =
@@ -136,7 +137,7 @@ async function* run(store: Store, prefix: string, plan: WatchPlan, opts: OpenWat
     if (plan.kind === "StartExact") {
       revision = plan.revision;
     } else {
-      const state = await store.list(prefix);
+      const state = plan.kind === "StartAny" && hasCachedReads(store) ? await store.listCached(prefix, {}, 0) : await store.list(prefix);
       revision = state.revision;
       initial = state.entries;
     }

@@ -7,6 +7,7 @@ import { methodNotAllowed, requestEntityTooLarge, statusError, type APIObject } 
 import { builtinResources, openAPIDocument, openAPIIndex, ResourceRegistry, type ResourceType } from "@orch/resources";
 import type { Clock, Store } from "@orch/store";
 import { MemoryStore, systemClock } from "@orch/store";
+import { WatchCache } from "@orch/list";
 import type { APIRequest, APIResponse } from "./api-request.js";
 import {
   aggregatedDiscovery,
@@ -28,6 +29,11 @@ import { serveResource, type ServedResource } from "./served-resource.js";
 export interface APIServerOptions {
   /** Where objects live; a fresh `MemoryStore` on `clock` by default. */
   store?: Store;
+  /**
+   * Puts a `WatchCache` in front of the store (started by {@link APIServer.ready}, stopped by
+   * {@link APIServer.shutdown}). Default: on for any store that is not a `MemoryStore`.
+   */
+  watchCache?: boolean;
   /** Wall time and timers; `systemClock` by default. */
   clock?: Clock;
   /** The product domain (`orch.io` by default); `k8s.io` speaks the reference system's groups. */
@@ -68,7 +74,7 @@ export const serverVersion = {
  * const res = await server.fetch(new Request("http://x/api/v1/namespaces"));
  */
 export class APIServer {
-  /** The store objects live in. */
+  /** The store objects live in: the given one, or a `WatchCache` in front of it. */
   readonly store: Store;
   /** The server's clock. */
   readonly clock: Clock;
@@ -88,12 +94,18 @@ export class APIServer {
   readonly #shutdownDelayMs: number;
   readonly #livezGracePeriodMs: number;
   #ready: Promise<void> | undefined;
+  /** The store without the watch cache: health checks ask it. */
+  readonly #upstream: Store;
+  readonly #cache: WatchCache | undefined;
   #started = false;
   #shuttingDown = false;
 
   constructor(options: APIServerOptions = {}) {
     this.clock = options.clock ?? systemClock;
-    this.store = options.store ?? new MemoryStore({ clock: this.clock });
+    const base = options.store ?? new MemoryStore({ clock: this.clock });
+    this.#upstream = base;
+    if (options.watchCache ?? !(base instanceof MemoryStore)) this.#cache = new WatchCache(base, { clock: this.clock });
+    this.store = this.#cache ?? base;
     this.domain = options.domain ?? "orch.io";
     this.maxRequestBodyBytes = options.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes;
     this.#shutdownDelayMs = options.shutdownDelayMs ?? 0;
@@ -127,7 +139,7 @@ export class APIServer {
 
   /** Resolves once the built-in namespaces exist and the server can serve. */
   ready(): Promise<void> {
-    this.#ready ??= this.#namespaces.start().then(() => {
+    this.#ready ??= (this.#cache?.start() ?? Promise.resolve()).then(() => this.#namespaces.start()).then(() => {
       this.#started = true;
     });
     return this.#ready;
@@ -147,7 +159,7 @@ export class APIServer {
     });
     let storeHealthy = true;
     try {
-      await this.store.revision();
+      await this.#upstream.revision();
     } catch {
       storeHealthy = false;
     }
@@ -162,7 +174,7 @@ export class APIServer {
     return [
       { name: "ping", check: async () => true },
       { name: "log", check: async () => true },
-      { name: "etcd", check: async () => (await this.store.revision()) >= 0 },
+      { name: "etcd", check: async () => (await this.#upstream.revision()) >= 0 },
       {
         name: "poststarthook/start-namespace-lifecycle",
         check: async () => this.#started || this.clock.now() - this.#startedAt < this.#livezGracePeriodMs,
@@ -290,5 +302,6 @@ export class APIServer {
     this.#shuttingDown = true;
     if (this.#shutdownDelayMs > 0) await new Promise<void>((resolve) => this.clock.setTimer(this.#shutdownDelayMs, resolve));
     this.#namespaces.stop();
+    this.#cache?.stop();
   }
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { forbidden, formatTime, isAlreadyExists, isNotFound, notFound, type APIObject } from "@orch/meta";
+import { hasCachedReads } from "@orch/list";
 import type { Clock, Store } from "@orch/store";
 import type { ObjectStore } from "./object-store.js";
 import { collectionPrefix, wireObject, type ServedResource } from "./served-resource.js";
@@ -102,7 +103,10 @@ export class NamespaceLifecycle {
    * @throws StatusError
    */
   async guard(served: ServedResource, namespace: string, name: string): Promise<void> {
-    const entry = await this.store.get(namespaceKey(namespace));
+    // As the reference's admission plugin: a cached (possibly stale) read first, a consistent one
+    // only when the cache does not know the namespace (it may have just been created).
+    const key = namespaceKey(namespace);
+    const entry = (hasCachedReads(this.store) ? await this.store.getCached(key, 0) : undefined) ?? (await this.store.get(key));
     if (!entry) throw notFound({ group: "", resource: "namespaces" }, namespace);
     const object = entry.value as APIObject;
     if (object.metadata.deletionTimestamp || (object.status as { phase?: string } | undefined)?.phase === "Terminating") {

@@ -1,0 +1,263 @@
+import { describe, expect, it } from "vitest";
+import { expired, reasonOf } from "@orch/meta";
+import { FakeClock, MemoryStore, type Entry, type ListOptions, type ListResult, type Store, type StoreEvent } from "@orch/store";
+import { describeStoreConformance } from "@orch/store/testing";
+import { listChunk } from "./list-chunk.js";
+import { readOne } from "./read-one.js";
+import { planRead } from "./read-plan.js";
+import { hasCachedReads, WatchCache } from "./watch-cache.js";
+import { openWatch, type WatchStreamEvent } from "./watch-stream.js";
+
+describeStoreConformance("WatchCache over MemoryStore", async () => {
+  const upstream = new MemoryStore({ historyWindowMs: Infinity });
+  const store = new WatchCache(upstream);
+  await store.start();
+  return {
+    store,
+    cleanup: async () => {
+      store.stop();
+      upstream.close();
+    },
+  };
+});
+
+/** A store that counts the calls made to it and can break its watches on demand. */
+class SpyStore implements Store {
+  readonly inner = new MemoryStore({ historyWindowMs: Infinity });
+  calls = { get: 0, list: 0, watch: 0, revision: 0 };
+  /** Watches opened after this throw once they have delivered `breakAfter` events. */
+  breakAfter: number | undefined;
+  /** The next watch fails at once with this error. */
+  failNext: unknown;
+  get(key: string, opts?: { revision?: number }): Promise<Entry | undefined> {
+    this.calls.get++;
+    return this.inner.get(key, opts);
+  }
+  list(prefix: string, opts?: ListOptions): Promise<ListResult> {
+    this.calls.list++;
+    return this.inner.list(prefix, opts);
+  }
+  create(key: string, value: object): Promise<Entry> {
+    return this.inner.create(key, value);
+  }
+  update(key: string, value: object, rev: number): Promise<Entry> {
+    return this.inner.update(key, value, rev);
+  }
+  delete(key: string, rev?: number): Promise<Entry> {
+    return this.inner.delete(key, rev);
+  }
+  revision(): Promise<number> {
+    this.calls.revision++;
+    return this.inner.revision();
+  }
+  compact(revision: number): Promise<void> {
+    return this.inner.compact(revision);
+  }
+  watch(prefix: string, from: number, signal: AbortSignal): AsyncIterable<StoreEvent> {
+    this.calls.watch++;
+    const inner = this.inner;
+    const breakAfter = this.breakAfter;
+    const fail = this.failNext;
+    this.failNext = undefined;
+    return {
+      async *[Symbol.asyncIterator]() {
+        if (fail !== undefined) throw fail;
+        let n = 0;
+        for await (const e of inner.watch(prefix, from, signal)) {
+          yield e;
+          if (breakAfter !== undefined && ++n >= breakAfter) throw new Error("upstream watch broke");
+        }
+      },
+    };
+  }
+}
+
+async function take(it: AsyncIterator<StoreEvent>, n: number): Promise<StoreEvent[]> {
+  const out: StoreEvent[] = [];
+  while (out.length < n) {
+    const r = await it.next();
+    if (r.done) throw new Error(`ended after ${out.length}`);
+    out.push(r.value);
+  }
+  return out;
+}
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 2));
+  expect(cond()).toBe(true);
+}
+
+const P = "/registry/core/configmaps/default/";
+
+describe("WatchCache", () => {
+  it("serves resourceVersion=0 and NotOlderThan lists and gets from memory, MostRecent from upstream", async () => {
+    const spy = new SpyStore();
+    for (let i = 0; i < 50; i++) await spy.create(`${P}cm${String(i).padStart(3, "0")}`, { i });
+    const cache = new WatchCache(spy);
+    await cache.start();
+    expect(hasCachedReads(cache)).toBe(true);
+    const clock = new FakeClock();
+    const listsAfterStart = spy.calls.list;
+    const getsAfterStart = spy.calls.get;
+
+    const any = await listChunk(cache, P, planRead("list", { resourceVersion: "0" }), { clock });
+    expect(any.entries).toHaveLength(50);
+    const paged = await listChunk(cache, P, planRead("list", { resourceVersion: "0", limit: 10 }), { clock, limit: 10 });
+    expect(paged.entries).toHaveLength(10);
+    expect(paged.remainingItemCount).toBe(40);
+    const next = await listChunk(cache, P, planRead("list", { continue: paged.continue }), { clock, limit: 10 });
+    expect(next.entries[0]?.key).toBe(`${P}cm010`);
+    const rev = await cache.revision();
+    const nol = await listChunk(cache, P, planRead("list", { resourceVersion: String(rev) }), { clock });
+    expect(nol.entries).toHaveLength(50);
+    expect((await readOne(cache, `${P}cm001`, planRead("get", { resourceVersion: "0" }), { clock }))?.value).toEqual({ i: 1 });
+    expect(spy.calls.list).toBe(listsAfterStart);
+    expect(spy.calls.get).toBe(getsAfterStart);
+
+    // Consistent reads go upstream and see a write at once.
+    const e = await cache.create(`${P}new`, { x: 1 });
+    expect(await readOne(cache, e.key, planRead("get", {}), { clock })).toEqual(e);
+    expect((await listChunk(cache, P, planRead("list", {}), { clock })).entries).toHaveLength(51);
+    expect(spy.calls.list).toBe(listsAfterStart + 1);
+    cache.stop();
+  });
+
+  it("shares entries with upstream without copying them", async () => {
+    const spy = new SpyStore();
+    const a = await spy.create(`${P}a`, { v: 1 });
+    const cache = new WatchCache(spy);
+    await cache.start();
+    const list = await cache.listCached(P, {}, 0);
+    expect(list.entries[0]).toBe(a);
+    expect(Object.isFrozen(list.entries[0]?.value)).toBe(true);
+    cache.stop();
+  });
+
+  it("fans every event out to many watchers in order, replaying the window first", async () => {
+    const spy = new SpyStore();
+    const cache = new WatchCache(spy);
+    await cache.start();
+    const start = await cache.revision();
+    const first = await cache.create(`${P}a`, { n: 0 });
+    const controller = new AbortController();
+    const watchers = Array.from({ length: 200 }, () => cache.watch(P, start, controller.signal)[Symbol.asyncIterator]());
+    const watchesBefore = spy.calls.watch;
+    const written = [first.modRevision];
+    let cur = first;
+    for (let i = 1; i < 20; i++) {
+      cur = await cache.update(cur.key, { n: i }, cur.modRevision);
+      written.push(cur.modRevision);
+    }
+    for (const w of watchers) expect((await take(w, 20)).map((e) => e.entry.modRevision)).toEqual(written);
+    expect(spy.calls.watch).toBe(watchesBefore);
+    expect(cache.watcherCount).toBe(200);
+    controller.abort();
+    expect(cache.watcherCount).toBe(0);
+    cache.stop();
+  });
+
+  it("resumes a broken upstream watch from its revision without losing or repeating events", async () => {
+    const spy = new SpyStore();
+    spy.breakAfter = 3;
+    const cache = new WatchCache(spy, { retryMs: 1 });
+    await cache.start();
+    const from = await cache.revision();
+    const it = cache.watch(P, from, new AbortController().signal)[Symbol.asyncIterator]();
+    const written: number[] = [];
+    for (let i = 0; i < 10; i++) written.push((await cache.create(`${P}k${i}`, { i })).modRevision);
+    expect((await take(it, 10)).map((e) => e.entry.modRevision)).toEqual(written);
+    expect(spy.calls.watch).toBeGreaterThanOrEqual(4);
+    await until(() => cache.revisionOf(P) === written[9]);
+    expect((await cache.listCached(P, {}, 0)).entries).toHaveLength(10);
+    cache.stop();
+  });
+
+  it("relists when its revision was compacted upstream and ends its watchers with Expired", async () => {
+    const spy = new SpyStore();
+    spy.breakAfter = 1;
+    const cache = new WatchCache(spy, { retryMs: 1 });
+    await cache.start();
+    const it = cache.watch(P, await cache.revision(), new AbortController().signal)[Symbol.asyncIterator]();
+    // The upstream watch breaks after one event, and its resume finds the revision compacted.
+    spy.breakAfter = undefined;
+    spy.failNext = expired("compacted");
+    await spy.inner.create(`${P}a`, {});
+    await spy.inner.create(`${P}b`, {});
+    await spy.inner.create(`${P}c`, {});
+    expect((await take(it, 1))[0]?.entry.key).toBe(`${P}a`);
+    const error = await it.next().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(reasonOf(error)).toBe("Expired");
+    await until(() => cache.revisionOf(P) === 3);
+    expect((await cache.listCached(P, {}, 0)).entries.map((e) => e.key)).toEqual([`${P}a`, `${P}b`, `${P}c`]);
+    cache.stop();
+  });
+
+  it("advances its revision with every event, so a watch over it bookmarks the newest revision", async () => {
+    const spy = new SpyStore();
+    const cache = new WatchCache(spy);
+    await cache.start();
+    const clock = new FakeClock();
+    const controller = new AbortController();
+    const stream = openWatch(cache, P, planRead("watch", { resourceVersion: "0" }), {
+      clock,
+      signal: controller.signal,
+      allowBookmarks: true,
+      bookmarkIntervalMs: 1000,
+    });
+    const events: WatchStreamEvent[] = [];
+    const reading = (async () => {
+      for await (const e of stream) events.push(e);
+    })();
+    const a = await cache.create(`${P}a`, {});
+    const b = await spy.inner.create(`${P}b`, {}); // a write the cache learns of only by its watch
+    await until(() => events.length === 2);
+    expect(cache.revisionOf(P)).toBe(b.modRevision);
+    expect(await cache.revision()).toBe(b.modRevision);
+    clock.advance(1000);
+    await until(() => events.length === 3);
+    expect(events.map((e) => e.type)).toEqual(["ADDED", "ADDED", "BOOKMARK"]);
+    expect(events[2]).toEqual({ type: "BOOKMARK", revision: b.modRevision });
+    expect(a.modRevision).toBeLessThan(b.modRevision);
+    controller.abort();
+    await reading;
+    cache.stop();
+  });
+
+  it("relays a watch from before its window to upstream, and expires one before a compaction", async () => {
+    const spy = new SpyStore();
+    const first = await spy.create(`${P}a`, { v: 0 });
+    const cache = new WatchCache(spy, { windowEvents: 2 });
+    await cache.start();
+    let cur = first;
+    for (let i = 1; i <= 5; i++) cur = await cache.update(cur.key, { v: i }, cur.modRevision);
+    await until(() => cache.revisionOf(P) === cur.modRevision);
+    const before = spy.calls.watch;
+    const old = cache.watch(P, first.modRevision, new AbortController().signal)[Symbol.asyncIterator]();
+    expect((await take(old, 5)).map((e) => e.entry.value)).toEqual([1, 2, 3, 4, 5].map((v) => ({ v })));
+    expect(spy.calls.watch).toBe(before + 1);
+    await cache.compact(cur.modRevision - 1);
+    const expired = cache.watch(P, cur.modRevision - 2, new AbortController().signal)[Symbol.asyncIterator]();
+    await expect(expired.next()).rejects.toThrow(/too old resource version/);
+    cache.stop();
+  });
+
+  it("sends everything upstream before start and after stop, and ends its watchers on stop", async () => {
+    const spy = new SpyStore();
+    await spy.create(`${P}a`, {});
+    const cache = new WatchCache(spy);
+    expect(cache.ready).toBe(false);
+    const lists = spy.calls.list;
+    await cache.listCached(P, {}, 0);
+    expect(spy.calls.list).toBe(lists + 1);
+    await cache.start();
+    expect(cache.ready).toBe(true);
+    const it = cache.watch(P, await cache.revision(), new AbortController().signal)[Symbol.asyncIterator]();
+    const pending = it.next();
+    cache.stop();
+    expect(await pending).toEqual({ done: true, value: undefined });
+    expect(cache.ready).toBe(false);
+  });
+});
