@@ -5,27 +5,11 @@
  * numeric rules with the reference's messages.
  * @module
  */
-import { FieldPath, duplicateField, invalidField, notSupportedField, parseQuantity, requiredField, type APIObject, type FieldError } from "@orch/meta";
-import { z } from "zod";
+import { FieldPath, duplicateField, invalidField, notSupportedField, requiredField, type APIObject, type FieldError } from "@orch/meta";
+import { quantity } from "../schema/fields.js";
+export { quantity };
 import { record, str } from "./rules.js";
 
-/**
- * A quantity (`resource.Quantity`): a string such as `10Gi` or `500m`, or a JSON number, decoded
- * to its canonical string; a malformed one fails decoding with the quantity grammar's message.
- */
-export function quantity(): z.ZodType<string, string | number> {
-  return z
-    .union([z.string(), z.number()])
-    .transform((value, ctx) => {
-      try {
-        return parseQuantity(String(value)).toString();
-      } catch (error) {
-        ctx.issues.push({ code: "custom", message: error instanceof Error ? error.message : String(error), input: value });
-        return z.NEVER;
-      }
-    })
-    .meta({ format: "int-or-string" });
-}
 
 /** The status of a condition: `True`, `False` or `Unknown`. */
 export const conditionStatuses = ["True", "False", "Unknown"] as const;

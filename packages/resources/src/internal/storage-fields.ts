@@ -10,7 +10,6 @@ import {
   labelSelectorFromObject,
   listType,
   notSupportedField,
-  parseQuantity,
   requiredField,
   structType,
   tooLongField,
@@ -24,44 +23,17 @@ import {
   type Quantity,
 } from "@orch/meta";
 import { z } from "zod";
+import { quantity, quantityOf } from "../schema/fields.js";
+export { quantity, quantityOf };
 import { jsonEqual, record, str } from "./rules.js";
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
-/**
- * A quantity (`10Gi`, `500m`, a JSON number), rewritten on decode to its canonical string; a
- * malformed one fails decoding (400) with the reference's parse message.
- */
-export function quantity(): z.ZodType<string, string | number> {
-  return z
-    .union([z.string(), z.number()])
-    .transform((value, ctx) => {
-      try {
-        return parseQuantity(typeof value === "number" ? String(value) : value).toString();
-      } catch (error) {
-        ctx.issues.push({ code: "custom", message: errorMessage(error), input: value });
-        return z.NEVER;
-      }
-    })
-    .describe("Quantity is a fixed-point representation of a number (`10Gi`, `500m`, `1e3`).");
-}
 
 /** A map of resource names to quantities (`ResourceList`). */
 export function resourceList(): z.ZodType<Record<string, string>, Record<string, string | number>> {
   return z.record(z.string(), quantity());
 }
 
-/** The quantity at `value`, or `undefined` when it is absent or malformed. */
-export function quantityOf(value: unknown): Quantity | undefined {
-  if (typeof value !== "string" && typeof value !== "number") return undefined;
-  try {
-    return parseQuantity(String(value));
-  } catch {
-    return undefined;
-  }
-}
 
 /** `SecretReference` (atomic): `name` and `namespace` of a secret. */
 export function secretReference(): z.ZodType {

@@ -8,15 +8,15 @@ import {
   FieldPath,
   invalidField,
   notSupportedField,
-  parseQuantity,
   requiredField,
   structType,
   validateLabelValue,
   validateQualifiedName,
   type FieldError,
-  type Quantity,
 } from "@orch/meta";
 import { z } from "zod";
+import { quantity, quantityOf } from "../schema/fields.js";
+export { quantity, quantityOf };
 import { objectReferenceSchema } from "../event.js";
 import { int32, int64, named } from "../schema/fields.js";
 import { record, str } from "./rules.js";
@@ -24,28 +24,7 @@ import { record, str } from "./rules.js";
 /** A field path as a {@link FieldPath} or its printed form. */
 export type PathLike = FieldPath | string;
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
-/**
- * A `resource.Quantity` as JSON carries it (a string such as `500m` or `10Gi`, or a number),
- * rewritten on decode to its canonical string; a malformed one fails decoding (400) with the
- * reference's message.
- */
-export function quantity(): z.ZodType<string, string | number> {
-  return z
-    .union([z.string(), z.number()])
-    .transform((value, ctx) => {
-      try {
-        return parseQuantity(typeof value === "number" ? String(value) : value).toString();
-      } catch (error) {
-        ctx.issues.push({ code: "custom", message: errorMessage(error), input: value });
-        return z.NEVER;
-      }
-    })
-    .meta({ description: "Quantity is a fixed-point representation of a number (e.g. 500m, 10Gi)." });
-}
 
 /** A `ResourceList`: resource name to quantity. */
 export function resourceList(): z.ZodType<Record<string, string>, Record<string, string | number>> {
@@ -57,15 +36,6 @@ export function intOrString(): z.ZodType<number | string> {
   return z.union([int32(), z.string()]).meta({ format: "int-or-string" });
 }
 
-/** The quantity at `value`, or `undefined` when it is absent or malformed. */
-export function quantityOf(value: unknown): Quantity | undefined {
-  if (typeof value !== "string" && typeof value !== "number") return undefined;
-  try {
-    return parseQuantity(String(value));
-  } catch {
-    return undefined;
-  }
-}
 
 /** `LocalObjectReference`: the name of an object in the same namespace (atomic as a struct). */
 export const localObjectReferenceSchema = named(

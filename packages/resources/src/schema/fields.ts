@@ -4,7 +4,7 @@
  * formats only (a wrong one is a 400 at decode, as in the reference); rules belong to validation.
  * @module
  */
-import { normalizeMicroTime, normalizeTime } from "@orch/meta";
+import { normalizeMicroTime, normalizeTime, parseQuantity, type Quantity } from "@orch/meta";
 import { z } from "zod";
 import { checkBase64 } from "../internal/base64.js";
 
@@ -99,4 +99,32 @@ export function named<T extends z.ZodType>(schema: T, name: string): T {
 /** The component name given by {@link named} to exactly this schema, if any. */
 export function componentNameOf(schema: z.core.$ZodType): string | undefined {
   return componentNames.get(schema);
+}
+
+/**
+ * A quantity (`resource.Quantity`): a string such as `10Gi` or `500m`, or a JSON number, decoded
+ * to its canonical string; a malformed one fails decoding with the quantity grammar's message.
+ */
+export function quantity(): z.ZodType<string, string | number> {
+  return z
+    .union([z.string(), z.number()])
+    .transform((value, ctx) => {
+      try {
+        return parseQuantity(String(value)).toString();
+      } catch (error) {
+        ctx.issues.push({ code: "custom", message: error instanceof Error ? error.message : String(error), input: value });
+        return z.NEVER;
+      }
+    })
+    .meta({ format: "int-or-string" });
+}
+
+/** The quantity at `value`, or `undefined` when it is absent or malformed. */
+export function quantityOf(value: unknown): Quantity | undefined {
+  if (typeof value !== "string" && typeof value !== "number") return undefined;
+  try {
+    return parseQuantity(String(value));
+  } catch {
+    return undefined;
+  }
 }
