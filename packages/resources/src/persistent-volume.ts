@@ -23,7 +23,6 @@ import { z } from "zod";
 import {
   inclusiveRange,
   nodeSelector,
-  objectReference,
   quantityOf,
   resourceList,
   secretReference,
@@ -38,6 +37,7 @@ import {
   validateSecretReference,
   validateVolumeMode,
 } from "./internal/storage-fields.js";
+import { objectReferenceSchema } from "./event.js";
 import { jsonEqual, record, str } from "./internal/rules.js";
 import type { ResourceType, StrategyContext } from "./resource-type.js";
 import { int32, named, stringMap, time } from "./schema/fields.js";
@@ -194,7 +194,7 @@ export const persistentVolumeSourceShape = {
   storageos: source("A StorageOS volume.", {
     fsType: fsType(),
     readOnly: readOnly(),
-    secretRef: objectReference().describe("Secret to use for obtaining the StorageOS API credentials."),
+    secretRef: objectReferenceSchema.describe("Secret to use for obtaining the StorageOS API credentials."),
     volumeName: s("The human-readable name of the StorageOS volume."),
     volumeNamespace: s("The scope of the volume within StorageOS."),
   }),
@@ -225,7 +225,7 @@ export const persistentVolumeSpecSchema = named(
     .object({
       accessModes: listType(z.array(z.string()), "atomic").optional().describe("All ways the volume can be mounted: ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod."),
       capacity: resourceList().optional().describe("The description of the persistent volume's resources and capacity (`storage`)."),
-      claimRef: objectReference().optional().describe("Part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim."),
+      claimRef: objectReferenceSchema.optional().describe("Part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim."),
       mountOptions: listType(z.array(z.string()), "atomic").optional().describe("A list of mount options, e.g. [\"ro\", \"soft\"]. Not validated."),
       nodeAffinity: z
         .object({ required: nodeSelector().optional().describe("Required specifies hard node constraints that must be met.") })

@@ -48,23 +48,6 @@ export function secretReference(): z.ZodType {
   );
 }
 
-/** `ObjectReference` (atomic), as in a volume's `claimRef`. */
-export function objectReference(): z.ZodType {
-  return structType(
-    z
-      .object({
-        apiVersion: z.string().optional().describe("API version of the referent."),
-        fieldPath: z.string().optional().describe("If referring to a piece of an object instead of an entire object, the field path."),
-        kind: z.string().optional().describe("Kind of the referent."),
-        name: z.string().optional().describe("Name of the referent."),
-        namespace: z.string().optional().describe("Namespace of the referent."),
-        resourceVersion: z.string().optional().describe("Specific resourceVersion to which this reference is made, if any."),
-        uid: z.string().optional().describe("UID of the referent."),
-      })
-      .meta({ description: "ObjectReference contains enough information to let you inspect or modify the referred object." }),
-    "atomic",
-  );
-}
 
 const nodeSelectorRequirement = z
   .object({
