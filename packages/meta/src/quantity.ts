@@ -338,6 +338,21 @@ function magnitude(scanned: Scanned, suffix: Suffix): { nanos: bigint; format: Q
  *   10^1000 or more, or with more than 1000 significant digits).
  */
 export function parseQuantity(text: string): Quantity {
+  const cached = parsedQuantities.get(text);
+  if (cached) return cached;
+  const quantity = parseQuantityText(text);
+  if (text.length > 64) return quantity;
+  if (parsedQuantities.size >= parsedQuantitiesMax) parsedQuantities.clear();
+  parsedQuantities.set(text, quantity);
+  return quantity;
+}
+
+// Quantities are immutable and the same few texts (`100m`, `64Mi`) recur in every object, so
+// parses are remembered; the BigInt arithmetic of a parse costs far more than a lookup.
+const parsedQuantities = new Map<string, Quantity>();
+const parsedQuantitiesMax = 4096;
+
+function parseQuantityText(text: string): Quantity {
   if (text.length === 0) throw badRequest(formatWrongMessage);
   if (text === "0") return new Quantity(constructing, 0n, "DecimalSI", "0");
   const scanned = scan(text);

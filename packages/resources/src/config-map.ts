@@ -34,13 +34,21 @@ export function validateConfigMap(object: APIObject): FieldError[] {
   const binary = (record(object["binaryData"]) ?? {}) as Readonly<Record<string, string>>;
   const dataPath = FieldPath.root("data");
   errors.push(...validateConfigKeys(data, dataPath));
-  let total = 0;
+  let units = 0;
   for (const key in data) {
     if (Object.hasOwn(binary, key)) errors.push(invalidField(dataPath.key(key), key, "duplicate of key present in binaryData"));
-    total += utf8Length(data[key] as string);
+    units += (data[key] as string).length;
   }
   errors.push(...validateConfigKeys(binary, FieldPath.root("binaryData")));
-  for (const key in binary) total += base64ByteLength(binary[key] as string);
+  let binaryBytes = 0;
+  for (const key in binary) binaryBytes += base64ByteLength(binary[key] as string);
+  // A UTF-16 unit is 1 to 3 bytes of UTF-8 (a surrogate pair 4 for 2 units): the lengths decide
+  // unless the text is near the limit, and only then are the bytes counted.
+  let total = binaryBytes + units;
+  if (total <= maxDataBytes && binaryBytes + units * 3 > maxDataBytes) {
+    total = binaryBytes;
+    for (const key in data) total += utf8Length(data[key] as string);
+  }
   if (total > maxDataBytes) {
     // As the reference: the error is on the whole object (empty path) and shows no value.
     errors.push({ type: "FieldValueTooLong", field: "", detail: `must have at most ${maxDataBytes} bytes` });

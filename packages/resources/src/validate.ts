@@ -42,6 +42,20 @@ function decodeError(type: ResourceType, version: string, detail: string): Statu
   return badRequest(`${type.kind} in version ${JSON.stringify(version)} cannot be handled as a ${type.kind}: ${detail}`);
 }
 
+// Whether some object member below `value` is null (no allocation: most bodies have none).
+function hasNullMember(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (hasNullMember(item)) return true;
+    return false;
+  }
+  for (const key in value) {
+    const member = (value as Record<string, unknown>)[key];
+    if (member === null || hasNullMember(member)) return true;
+  }
+  return false;
+}
+
 // Go's decoder treats null as "leave the zero value": drop null members of objects.
 function dropNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(dropNulls);
@@ -129,7 +143,7 @@ export function decodeObject(type: ResourceType, version: ResourceVersion | stri
   if (record(value) === undefined) {
     throw decodeError(type, v.name, `json: cannot unmarshal ${jsonTypeName(value)} into Go value of type ${type.kind}`);
   }
-  const input = dropNulls(value);
+  const input = hasNullMember(value) ? dropNulls(value) : value;
   const result = v.schema.safeParse(input);
   if (!result.success) {
     const issue = result.error.issues[0] as z.core.$ZodIssue;

@@ -131,6 +131,8 @@ export function dns1123SubdomainMessages(value: string): string[] {
 
 /** IsQualifiedName: label keys, annotation keys, finalizers and the like. */
 export function qualifiedNameMessages(value: string): string[] {
+  // The common case, a plain name (`cpu`, `app`): matching ASCII, so its length is its size.
+  if (value.length <= qualifiedNameMaxLength && !value.includes("/") && matchesQualifiedNamePart(value)) return [];
   const errs: string[] = [];
   const parts = value.split("/");
   let name: string;

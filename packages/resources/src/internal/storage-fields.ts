@@ -24,15 +24,12 @@ import {
 } from "@orch/meta";
 import { z } from "zod";
 import { quantity, quantityOf } from "../schema/fields.js";
+export { resourceList } from "../schema/fields.js";
 export { quantity, quantityOf };
 import { jsonEqual, record, str } from "./rules.js";
 
 
 
-/** A map of resource names to quantities (`ResourceList`). */
-export function resourceList(): z.ZodType<Record<string, string>, Record<string, string | number>> {
-  return z.record(z.string(), quantity());
-}
 
 
 /** `SecretReference` (atomic): `name` and `namespace` of a secret. */

@@ -16,6 +16,7 @@ import {
 } from "@orch/meta";
 import { z } from "zod";
 import { quantity, quantityOf } from "../schema/fields.js";
+export { resourceList } from "../schema/fields.js";
 export { quantity, quantityOf };
 import { objectReferenceSchema } from "../event.js";
 import { int32, int64, named } from "../schema/fields.js";
@@ -26,10 +27,6 @@ export type PathLike = FieldPath | string;
 
 
 
-/** A `ResourceList`: resource name to quantity. */
-export function resourceList(): z.ZodType<Record<string, string>, Record<string, string | number>> {
-  return z.record(z.string(), quantity());
-}
 
 /** An `IntOrString` (a port number or a port name); OpenAPI carries `format: int-or-string`. */
 export function intOrString(): z.ZodType<number | string> {

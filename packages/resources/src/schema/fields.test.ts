@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { bytes, componentNameOf, int32, int64, microTime, named, time } from "./fields.js";
+import { bytes, componentNameOf, int32, int64, mapOf, microTime, named, resourceList, stringMap, time } from "./fields.js";
 
 describe("field schemas", () => {
   it.each([
@@ -37,5 +37,31 @@ describe("field schemas", () => {
     const s = named(z.object({}), "api.test.v1.Thing");
     expect(componentNameOf(s)).toBe("api.test.v1.Thing");
     expect(componentNameOf(s.describe("copy"))).toBeUndefined();
+  });
+
+  it("mapOf() keeps the input map when every value decodes to itself, and copies otherwise", () => {
+    const labels = { app: "web", tier: "front" };
+    expect(stringMap().parse(labels)).toBe(labels);
+    const canonical = { cpu: "100m", memory: "64Mi" };
+    expect(resourceList().parse(canonical)).toBe(canonical);
+    const loose = { cpu: "0.1", memory: 1024 };
+    const decoded = resourceList().parse(loose);
+    expect(decoded).not.toBe(loose);
+    expect(decoded).toEqual({ cpu: "100m", memory: "1024" });
+    expect(loose).toEqual({ cpu: "0.1", memory: 1024 });
+  });
+
+  it("mapOf() reports a bad value at its key and drops a __proto__ key", () => {
+    const issue = stringMap().safeParse({ a: "x", b: 1 }).error?.issues[0];
+    expect(issue?.path).toEqual(["b"]);
+    expect(issue?.code).toBe("invalid_type");
+    const hostile = JSON.parse('{"a":"x","__proto__":"y"}') as Record<string, string>;
+    const decoded = mapOf(z.string()).parse(hostile);
+    expect(Object.keys(decoded)).toEqual(["a"]);
+    expect(Object.getPrototypeOf(decoded)).toBe(Object.prototype);
+  });
+
+  it("mapOf() is a record to JSON Schema", () => {
+    expect(z.toJSONSchema(stringMap(), { io: "input", target: "openapi-3.0" })).toMatchObject({ type: "object", additionalProperties: { type: "string" } });
   });
 });

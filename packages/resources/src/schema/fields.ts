@@ -77,9 +77,39 @@ export function bytes(): z.ZodType<string, string> {
     .meta({ format: "byte" });
 }
 
-/** A map of strings (Go `map[string]string`), merged per key. */
+// A record that checks its input in place and passes it on as it is when every value decodes to
+// itself (the common case: strings, canonical quantities); the copy a record makes would buy
+// nothing, and labels, annotations, ConfigMap data and resource lists are in nearly every body.
+// It is a record for everything else (JSON Schema, OpenAPI, clones). A changed value, an issue,
+// an async value or a `__proto__` key takes the record's own copying path.
+const ZodInPlaceRecord = z.core.$constructor("ZodInPlaceRecord", (inst: z.ZodRecord, def: z.core.$ZodRecordDef) => {
+  z.ZodRecord.init(inst, def);
+  const copying = inst._zod.parse;
+  const values = def.valueType._zod;
+  inst._zod.parse = (payload, ctx) => {
+    const input = payload.value;
+    if (typeof input !== "object" || input === null || Object.getPrototypeOf(input) !== Object.prototype) return copying(payload, ctx);
+    for (const key in input) {
+      const value = (input as Record<string, unknown>)[key];
+      if (key === "__proto__") return copying(payload, ctx);
+      const result = values.run({ value, issues: [] }, ctx);
+      if (result instanceof Promise || result.issues.length > 0 || result.value !== value) return copying(payload, ctx);
+    }
+    return payload;
+  };
+});
+
+/**
+ * A map from strings to `values` (Go `map[string]T`), as `z.record(z.string(), values)`, but
+ * decoding keeps the input map when every value decodes to itself instead of copying it.
+ */
+export function mapOf<T extends z.ZodType>(values: T): z.ZodRecord<z.ZodString, T> {
+  return new ZodInPlaceRecord({ type: "record", keyType: z.string(), valueType: values }) as unknown as z.ZodRecord<z.ZodString, T>;
+}
+
+/** A map of strings (Go `map[string]string`), merged per key. Decoding keeps the input map. */
 export function stringMap(): z.ZodType<Record<string, string>> {
-  return z.record(z.string(), z.string());
+  return mapOf(z.string());
 }
 
 const componentNames = new WeakMap<object, string>();
@@ -127,4 +157,9 @@ export function quantityOf(value: unknown): Quantity | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A `ResourceList` (Go `map[ResourceName]resource.Quantity`): resource names to quantities. */
+export function resourceList(): z.ZodType<Record<string, string>, Record<string, string | number>> {
+  return mapOf(quantity());
 }
