@@ -1,14 +1,15 @@
 /**
  * Faults under orch-apiservers on etcd (issue 6, point 5 and "Bad input and faults"): an etcd
  * member killed during writes loses no acknowledged write; a server restarted under a watching
- * client resumes it from its last resourceVersion with no gap and no duplicate.
+ * client resumes it from its last resourceVersion with no gap and no duplicate; the whole etcd
+ * lost while serving ends open watches, half-writes nothing, and service resumes when it returns.
  * Every request, wait and process exit is bounded.
  * @module
  */
 import { Agent, request as httpsRequest } from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminTLS, startAPIServer, type RunningAPIServer } from "./support/apiserver.js";
-import { startEtcdCluster, type EtcdCluster, type EtcdMember } from "./support/etcd.js";
+import { startEtcd, startEtcdCluster, type EtcdCluster, type EtcdMember } from "./support/etcd.js";
 
 interface Reply {
   status: number;
@@ -300,5 +301,72 @@ describe("etcd faults under two orch-apiservers over a 3-member etcd cluster", (
     }
     for (const e of watchA2.events) if (e.type !== "BOOKMARK") seen.push(e);
     expect(seen.map((e) => `${e.type} ${e.object.metadata.name} ${e.object.metadata.resourceVersion} ${e.object.data?.["i"]}`)).toEqual(written);
+  }, 60_000);
+});
+
+describe("the whole etcd lost while serving (single member)", () => {
+  it("ends an open watch with an ERROR event or a clean close, leaves nothing half-written, and serves again once etcd returns", async () => {
+    const etcd = await startEtcd();
+    try {
+      const server = await start(etcd);
+      const call = await client(server, 25_000);
+      const base = await call("GET", configmaps);
+      const from = (base.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+      const watch = await openWatch(server, `${configmaps}?watch=1&resourceVersion=${from}&timeoutSeconds=60`);
+      expect(watch.status).toBe(200);
+
+      // Writes in flight while etcd stops: each is answered (2xx or a 503/504 Status), none hangs.
+      const outcomes = new Map<string, Reply>();
+      let running = true;
+      const writer = (async () => {
+        for (let i = 0; running && i < 2000; i++) {
+          const name = `lost-${i}`;
+          outcomes.set(name, await call("POST", configmaps, { apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { i: String(i), pad: "x".repeat(2000) } }));
+        }
+      })();
+      await until(() => outcomes.size >= 20, 10_000, "writes before etcd stops");
+      await bounded(etcd.members[0]!.stop(), 10_000, "stopping etcd");
+      await until(() => [...outcomes.values()].some((r) => r.status >= 500), 20_000, "a write to fail");
+      running = false;
+      await bounded(writer, 30_000, "the writer's last request");
+
+      // The watch ends: an ERROR event (a Status) or a clean close, within the bound.
+      const how = await Promise.race([watch.ended, sleep(20_000).then(() => "open" as const)]);
+      const last = watch.events.at(-1);
+      if (how !== "close") expect(last?.type, `watch ${how} without an ERROR event`).toBe("ERROR");
+      if (last?.type === "ERROR") expect(last.object).toMatchObject({ kind: "Status", status: "Failure" });
+      watch.stop();
+      for (const [, reply] of outcomes) {
+        if (reply.status !== 201) expectStatusBody(reply, [503, 504]);
+      }
+
+      // etcd returns: the same server serves again (bounded retries), and nothing is half-written.
+      await bounded(etcd.members[0]!.start(), 20_000, "restarting etcd");
+      let list: Reply = { status: 0, json: undefined };
+      for (let i = 0; i < 100 && list.status !== 200; i++) {
+        list = await call("GET", configmaps);
+        if (list.status !== 200) await sleep(100);
+      }
+      expect(list.status).toBe(200);
+      const stored = new Map((list.json as { items: ConfigMap[] }).items.map((cm) => [cm.metadata.name, cm]));
+      for (const [name, reply] of outcomes) {
+        const cm = stored.get(name);
+        const i = name.slice("lost-".length);
+        if (reply.status === 201) expect(cm?.data).toEqual({ i, pad: "x".repeat(2000) });
+        // A failed write is absent, or (its answer lost) present whole: never partial.
+        else if (cm !== undefined) expect(cm.data).toEqual({ i, pad: "x".repeat(2000) });
+      }
+      const after = await call("POST", configmaps, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "after-return" } });
+      expect(after.status).toBe(201);
+      const resumed = await openWatch(server, `${configmaps}?watch=1&resourceVersion=${(list.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion}&timeoutSeconds=10`);
+      try {
+        expect(resumed.status).toBe(200);
+        await until(() => resumed.events.some((e) => e.object.metadata.name === "after-return"), 10_000, "a watch after etcd returned");
+      } finally {
+        resumed.stop();
+      }
+    } finally {
+      await etcd.stop();
+    }
   }, 60_000);
 });

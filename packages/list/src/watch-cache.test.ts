@@ -27,6 +27,8 @@ class SpyStore implements Store {
   calls = { get: 0, list: 0, watch: 0, revision: 0 };
   /** Watches opened after this throw once they have delivered `breakAfter` events. */
   breakAfter: number | undefined;
+  /** What a watch throws when it breaks (after `breakAfter` events). */
+  breakError: unknown = new Error("upstream watch broke");
   /** The next watch fails at once with this error. */
   failNext: unknown;
   get(key: string, opts?: { revision?: number }): Promise<Entry | undefined> {
@@ -57,6 +59,7 @@ class SpyStore implements Store {
     this.calls.watch++;
     const inner = this.inner;
     const breakAfter = this.breakAfter;
+    const breakError = this.breakError;
     const fail = this.failNext;
     this.failNext = undefined;
     return {
@@ -65,7 +68,7 @@ class SpyStore implements Store {
         let n = 0;
         for await (const e of inner.watch(prefix, from, signal)) {
           yield e;
-          if (breakAfter !== undefined && ++n >= breakAfter) throw new Error("upstream watch broke");
+          if (breakAfter !== undefined && ++n >= breakAfter) throw breakError;
         }
       },
     };
@@ -156,7 +159,7 @@ describe("WatchCache", () => {
     cache.stop();
   });
 
-  it("resumes a broken upstream watch from its revision without losing or repeating events", async () => {
+  it("ends its watchers with the error when the upstream watch breaks, and resumes its own watch without losing or repeating events", async () => {
     const spy = new SpyStore();
     spy.breakAfter = 3;
     const cache = new WatchCache(spy, { retryMs: 1 });
@@ -165,22 +168,66 @@ describe("WatchCache", () => {
     const it = cache.watch(P, from, new AbortController().signal)[Symbol.asyncIterator]();
     const written: number[] = [];
     for (let i = 0; i < 10; i++) written.push((await cache.create(`${P}k${i}`, { i })).modRevision);
-    expect((await take(it, 10)).map((e) => e.entry.modRevision)).toEqual(written);
-    expect(spy.calls.watch).toBeGreaterThanOrEqual(4);
+    const seen: number[] = [];
+    const error = await (async () => {
+      try {
+        for (let r = await it.next(); !r.done; r = await it.next()) seen.push(r.value.entry.modRevision);
+        return undefined;
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(String(error)).toContain("upstream watch broke");
+    expect(seen).toEqual(written.slice(0, 3));
+    expect(cache.watcherCount).toBe(0);
+
+    // The cache itself went on from its revision: every event once, in its state and its window.
     await until(() => cache.revisionOf(P) === written[9]);
+    expect(spy.calls.watch).toBeGreaterThanOrEqual(4);
     expect((await cache.listCached(P, {}, 0)).entries).toHaveLength(10);
+    const resumed = cache.watch(P, seen[2] as number, new AbortController().signal)[Symbol.asyncIterator]();
+    expect((await take(resumed, 7)).map((e) => e.entry.modRevision)).toEqual(written.slice(3));
+    await resumed.return?.();
+    cache.stop();
+  });
+
+  it("sends watches upstream while its upstream watch is broken, and serves them from memory once upstream answers", async () => {
+    const spy = new SpyStore();
+    spy.breakAfter = 1;
+    spy.breakError = new Error("upstream lost");
+    const cache = new WatchCache(spy, { retryMs: 1 });
+    await cache.start();
+    const watcher = cache.watch(P, await cache.revision(), new AbortController().signal)[Symbol.asyncIterator]();
+    let down = true;
+    const revision = spy.revision.bind(spy);
+    spy.revision = () => (down ? Promise.reject(new Error("upstream down")) : revision());
+    await spy.inner.create(`${P}a`, {});
+    await expect(take(watcher, 2)).rejects.toThrow("upstream lost");
+    const watchesBefore = spy.calls.watch;
+    const during = cache.watch(P, await spy.inner.revision(), new AbortController().signal)[Symbol.asyncIterator]();
+    expect(spy.calls.watch).toBe(watchesBefore + 1);
+    await during.return?.();
+    spy.breakAfter = undefined;
+    down = false;
+    await until(() => spy.calls.watch >= watchesBefore + 2);
+    const b = await cache.create(`${P}b`, {});
+    await until(() => cache.revisionOf(P) === b.modRevision);
+    const calls = spy.calls.watch;
+    const after = cache.watch(P, b.modRevision - 1, new AbortController().signal)[Symbol.asyncIterator]();
+    expect((await take(after, 1))[0]?.entry.key).toBe(`${P}b`);
+    expect(spy.calls.watch).toBe(calls);
+    await after.return?.();
     cache.stop();
   });
 
   it("relists when its revision was compacted upstream and ends its watchers with Expired", async () => {
     const spy = new SpyStore();
+    // The upstream watch is cancelled as compacted after one event.
     spy.breakAfter = 1;
+    spy.breakError = expired("compacted");
     const cache = new WatchCache(spy, { retryMs: 1 });
     await cache.start();
     const it = cache.watch(P, await cache.revision(), new AbortController().signal)[Symbol.asyncIterator]();
-    // The upstream watch breaks after one event, and its resume finds the revision compacted.
-    spy.breakAfter = undefined;
-    spy.failNext = expired("compacted");
     await spy.inner.create(`${P}a`, {});
     await spy.inner.create(`${P}b`, {});
     await spy.inner.create(`${P}c`, {});

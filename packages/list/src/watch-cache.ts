@@ -199,6 +199,11 @@ class PrefixCache {
   floor = 0;
   /** True once the initial list is in. */
   loaded = false;
+  /**
+   * False while the upstream watch is broken: the cache cannot promise its watchers the events
+   * they would miss, so new watches go upstream until it is re-established.
+   */
+  live = true;
   readonly map = new Map<string, Entry>();
   sorted: Entry[] = [];
   /** Recent events in revision order, from `windowHead`. */
@@ -315,9 +320,11 @@ class PrefixCache {
  *   number of watchers; a start older than the window is relayed to an upstream watch (which
  *   answers `Expired` when compacted), one before a compaction made through the cache is
  *   `Expired` (`too old resource version`).
- * - When the upstream watch breaks, the cache re-watches from its revision (nothing lost or
- *   repeated); when that revision was compacted, it relists and ends its watchers with
- *   `Expired`, as it cannot bridge the gap.
+ * - When the upstream watch breaks (upstream lost), the cache ends its watchers with the error
+ *   (the watch stream's ERROR event), sends new watches upstream, and once upstream answers
+ *   again re-watches from its revision (nothing lost or repeated in the cache) and serves
+ *   watches from memory again; when that revision was compacted, it relists and ends its
+ *   watchers with `Expired`, as it cannot bridge the gap.
  * - `revision()` is the cache's revision once it has seen every write made through it; until
  *   then it asks upstream.
  *
@@ -370,11 +377,15 @@ export class WatchCache implements Store, CachedReads {
 
   /**
    * Lists every prefix from upstream and opens its upstream watch; resolves when all are loaded.
-   * Calling it again returns the same promise.
+   * Calling it again returns the same promise, unless that one failed: then it starts over (so a
+   * server can start once an unreachable upstream comes).
    * @throws what the upstream list throws (the cache then stays not ready).
    */
   start(): Promise<void> {
-    this.#starting ??= this.#start();
+    this.#starting ??= this.#start().catch((error: unknown) => {
+      this.#starting = undefined;
+      throw error;
+    });
     return this.#starting;
   }
 
@@ -535,7 +546,7 @@ export class WatchCache implements Store, CachedReads {
       w.fail(tooOldResourceVersion(fromRevision, this.#compacted));
       return w;
     }
-    if (fromRevision < pc.floor) return this.upstream.watch(prefix, fromRevision, signal)[Symbol.asyncIterator]();
+    if (fromRevision < pc.floor || !pc.live) return this.upstream.watch(prefix, fromRevision, signal)[Symbol.asyncIterator]();
     // Replay and registration in one synchronous step, so no event falls between them.
     const window = pc.window;
     for (let i = pc.firstAfter(fromRevision); i < window.length; i++) {
@@ -566,12 +577,17 @@ export class WatchCache implements Store, CachedReads {
     let delay = 0;
     while (!signal.aborted) {
       try {
+        // After a break, re-watch only once upstream answers again (then new watches are served
+        // from memory again; a watch that breaks at once below ends them as before).
+        if (!pc.live) await this.upstream.revision();
+        pc.live = true;
         for await (const event of this.upstream.watch(pc.prefix, pc.rev, signal)) {
           pc.apply(event);
           delay = 0;
         }
       } catch (error) {
         if (signal.aborted) return;
+        pc.live = false;
         if (reasonOf(error) === "Expired") {
           try {
             const before = pc.rev;
@@ -579,9 +595,14 @@ export class WatchCache implements Store, CachedReads {
             pc.endWatchers(tooOldResourceVersion(before, pc.rev));
             delay = 0;
             continue;
-          } catch {
-            // Upstream unreachable: retry below.
+          } catch (relistError) {
+            pc.endWatchers(relistError);
           }
+        } else {
+          // Upstream lost (etcd down): the watchers would wait for events nobody can promise, so
+          // they end with the error (an ERROR event of its Status), as the reference's cacher
+          // ends its watchers when its reflector breaks; they resume from their last revision.
+          pc.endWatchers(error);
         }
       }
       if (signal.aborted) return;
