@@ -54,14 +54,28 @@ describe("EtcdStore on etcd", () => {
     }
   });
 
-  it("returns deep-frozen values that do not alias the written object", async () => {
-    const store = freshStore();
+  it("stores the written object frozen in place, as MemoryStore does, and returns deep-frozen values", async () => {
+    const prefix = `/t${process.pid}-${counter++}`;
+    const store = new EtcdStore({ endpoints: etcd.endpoints, prefix });
     try {
       const value = { spec: { items: [{ a: 1 }] }, gone: undefined };
       const created = await store.create("/registry/core/configmaps/default/frozen", value);
-      expect(Object.isFrozen(value)).toBe(false);
-      expect(created.value).toEqual({ spec: { items: [{ a: 1 }] } });
+      expect(created.value).toBe(value);
+      expect(Object.isFrozen(value.spec.items[0])).toBe(true);
+      // A read or watch event of a revision this store wrote or decoded lately is that entry.
       const got = await store.get(created.key);
+      expect(got).toBe(created);
+      const controller = new AbortController();
+      for await (const event of store.watch(created.key, created.modRevision - 1, controller.signal)) {
+        expect(event.entry).toBe(created);
+        break;
+      }
+      controller.abort();
+      // Elsewhere (another store, another process) it is the value's JSON, frozen.
+      const other = new EtcdStore({ endpoints: etcd.endpoints, prefix });
+      const read = await other.get(created.key).finally(() => other.close());
+      expect(Object.keys(read?.value ?? {})).toEqual(["spec"]);
+      expect(Object.isFrozen((read?.value as { spec: { items: object[] } }).spec.items[0])).toBe(true);
       expect(Object.isFrozen(got)).toBe(true);
       expect(Object.isFrozen((got?.value as { spec: { items: object[] } }).spec.items[0])).toBe(true);
     } finally {

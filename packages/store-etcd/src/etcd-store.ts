@@ -48,6 +48,8 @@ export interface EtcdStoreOptions {
 
 const encoder = new TextEncoder();
 const ZERO = Buffer.from([0]);
+/** How many recent entries an EtcdStore remembers by modRevision (see `#recent`). */
+const RECENT_ENTRIES = 4096;
 
 function checkRevisionArg(revision: number, what: string): void {
   if (!Number.isSafeInteger(revision) || revision < 0) {
@@ -110,6 +112,13 @@ export class EtcdStore implements Store {
   readonly #dialTimeoutMs: number;
   readonly #requestTimeoutMs: number;
   readonly #watches = new Set<EtcdWatch>();
+  /**
+   * Entries written or decoded lately, by modRevision: a key's value at a revision never changes
+   * in etcd, so the watch event of a write made here (and the previous value an event carries)
+   * is the entry already at hand instead of a second JSON parse and freeze, and it is the same
+   * object, so what readers derived from it once (the server's wire JSON) serves again.
+   */
+  readonly #recent = new Map<number, Entry>();
   #closed = false;
 
   /**
@@ -159,6 +168,9 @@ export class EtcdStore implements Store {
   /** Decodes one etcd key-value into an entry (frozen, value deep-frozen). */
   #entry(kv: IKeyValue, modRevision = Number(kv.mod_revision)): Entry {
     const key = kv.key.toString("utf8").slice(this.#prefix.length);
+    const createRevision = Number(kv.create_revision);
+    const known = this.#recent.get(modRevision);
+    if (known !== undefined && known.key === key && known.createRevision === createRevision) return known;
     let value: unknown;
     try {
       value = JSON.parse(kv.value.toString("utf8"));
@@ -166,13 +178,21 @@ export class EtcdStore implements Store {
       throw internalError(`the value of ${key} in etcd is not JSON`, error);
     }
     if (typeof value !== "object" || value === null) throw internalError(`the value of ${key} in etcd is not a JSON object`);
-    return Object.freeze({ key, value: deepFreeze(value), createRevision: Number(kv.create_revision), modRevision });
+    return this.#remember(Object.freeze({ key, value: deepFreeze(value), createRevision, modRevision }));
   }
 
+  #remember(entry: Entry): Entry {
+    const recent = this.#recent;
+    if (recent.size >= RECENT_ENTRIES) recent.delete(recent.keys().next().value as number);
+    recent.set(entry.modRevision, entry);
+    return entry;
+  }
+
+  // As MemoryStore, the caller's object becomes the stored value, frozen in place (no copy).
   #encode(value: object): { bytes: Buffer; value: object } {
     if (typeof value !== "object" || value === null) throw badRequest("store values must be objects");
-    const text = JSON.stringify(value);
-    return { bytes: Buffer.from(text, "utf8"), value: deepFreeze(JSON.parse(text) as object) };
+    const bytes = Buffer.from(JSON.stringify(value), "utf8");
+    return { bytes, value: deepFreeze(value) };
   }
 
   /**
@@ -260,7 +280,7 @@ export class EtcdStore implements Store {
       throw alreadyExists(resource, name);
     }
     const revision = revisionOf(res.header);
-    return Object.freeze({ key, value: encoded.value, createRevision: revision, modRevision: revision });
+    return this.#remember(Object.freeze({ key, value: encoded.value, createRevision: revision, modRevision: revision }));
   }
 
   /**
@@ -290,7 +310,7 @@ export class EtcdStore implements Store {
     if (!res.succeeded) throw this.#writeRefused(key, res.responses[0]?.response_range?.kvs);
     const prev = res.responses[0]?.response_put?.prev_kv;
     const revision = revisionOf(res.header);
-    return Object.freeze({ key, value: encoded.value, createRevision: prev ? Number(prev.create_revision) : revision, modRevision: revision });
+    return this.#remember(Object.freeze({ key, value: encoded.value, createRevision: prev ? Number(prev.create_revision) : revision, modRevision: revision }));
   }
 
   /**

@@ -75,7 +75,11 @@ export interface Store {
   get(key: string, opts?: GetOptions): Promise<Entry | undefined>;
   /** Entries whose key starts with `prefix`, in key order, read at one revision. */
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
-  /** Creates `key`; throws `AlreadyExists` when it is present. */
+  /**
+   * Creates `key`; throws `AlreadyExists` when it is present. `value` (here and in `update`)
+   * becomes the stored value: a store may deep-freeze it in place instead of copying it
+   * (MemoryStore and EtcdStore do), so callers hand over an object they no longer change.
+   */
   create(key: string, value: object): Promise<Entry>;
   /** Replaces `key` if its modRevision is `expectModRevision`; else `Conflict` (or `NotFound`). */
   update(key: string, value: object, expectModRevision: number): Promise<Entry>;
