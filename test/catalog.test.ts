@@ -35,6 +35,11 @@ interface KindFile {
   /** Objects to create first (`path` relative to the server, then the object), e.g. the pod a Binding binds. */
   setup?: { path: string; object: Record<string, unknown> }[];
   expect?: Record<string, unknown>;
+  /**
+   * POSTs to action sub-resources of the valid object (ServiceAccount `token`): the body's kind
+   * and apiVersion, what the 201 answer must hold; the answer must fit that kind's OpenAPI schema.
+   */
+  actions?: { subresource: string; apiVersion: string; kind: string; body: Record<string, unknown>; expect: Record<string, unknown> }[];
 }
 
 const domain = "orch.io";
@@ -131,6 +136,16 @@ describe.each(files)("catalog %s", (file) => {
         await expectSchemaValid(k, updated.json);
         const put = await http("PUT", `${basePath(k)}/${name}`, updated.json);
         expect(put.status, JSON.stringify(put.json)).toBe(200);
+      }
+      for (const a of k.actions ?? []) {
+        const res = await http("POST", `${basePath(k)}/${name}/${a.subresource}`, { apiVersion: a.apiVersion, kind: a.kind, ...a.body });
+        expect(res.status, JSON.stringify(res.json)).toBe(201);
+        expect(res.json).toMatchObject(a.expect);
+        const [group, version] = a.apiVersion.includes("/") ? (a.apiVersion.split("/") as [string, string]) : ["", a.apiVersion];
+        const all = await schemas(k);
+        const schema = schemaOfKind(all, group, version, a.kind);
+        expect(schema, `OpenAPI schema of ${a.kind} in ${k.apiVersion}`).toBeDefined();
+        expect(checkAgainstSchema(res.json, schema as SchemaNode, all)).toEqual([]);
       }
       for (const c of k.invalid ?? []) {
         if (!c.patch) continue;

@@ -38,6 +38,43 @@ export interface EnsureCertificatesOptions {
   now?: number;
 }
 
+/** What {@link CertificateAuthority.issue} makes. */
+export interface CertificateRequest {
+  /** Distinguished name, e.g. `CN=admin, O=system:masters`. */
+  subject: string;
+  /** DNS subject alternative names (none by default). */
+  dns?: string[];
+  /** IP subject alternative names (none by default). */
+  ips?: string[];
+  /**
+   * A serving (`serverAuth`) or a client (`clientAuth`) certificate, or one for both (what an etcd
+   * member needs under `--client-cert-auth`: its gateway dials the member with it).
+   */
+  usage: "server" | "client" | "server-and-client";
+  /** The current time in ms since the epoch (`Date.now()` by default); validity starts 5 minutes before it. */
+  now?: number;
+  /** Lifetime in ms (one year by default). */
+  lifetime?: number;
+}
+
+/** A certificate and its key, as PEM (the key PKCS#8). */
+export interface IssuedCertificate {
+  /** The certificate. */
+  certPem: string;
+  /** Its private key. */
+  keyPem: string;
+}
+
+/** A self-signed CA (ECDSA P-256) that signs certificates with fresh keys; from {@link createCertificateAuthority}. */
+export interface CertificateAuthority {
+  /** The CA certificate, PEM. */
+  readonly certPem: string;
+  /** The CA key, PKCS#8 PEM. */
+  readonly keyPem: string;
+  /** Issues a certificate signed by this CA, with a fresh key. */
+  issue(request: CertificateRequest): Promise<IssuedCertificate>;
+}
+
 /** The subject and group of the admin client certificate. */
 export const adminUser = { name: "admin", group: "system:masters" } as const;
 
@@ -159,6 +196,27 @@ export async function ensureCertificates(dir: string, options: EnsureCertificate
     generated.push(files.adminCert, files.adminKey);
   }
   return { ...pems(ca, server, admin), generated };
+}
+
+/**
+ * A new self-signed CA, valid from 5 minutes before `now` for `lifetime` ms (ten years by
+ * default): the one {@link ensureCertificates} makes, for callers that need certificates of their
+ * own (tests of TLS to etcd, for one). It loads `@peculiar/x509` on first use.
+ * @example
+ * ```ts
+ * const ca = await createCertificateAuthority();
+ * const server = await ca.issue({ subject: "CN=etcd", dns: ["localhost"], ips: ["127.0.0.1"], usage: "server" });
+ * const client = await ca.issue({ subject: "CN=orch-apiserver", usage: "client" });
+ * ```
+ */
+export async function createCertificateAuthority(options: { now?: number; lifetime?: number } = {}): Promise<CertificateAuthority> {
+  const { Issuer } = await import("./internal/issuer.js");
+  const issuer = await Issuer.create(options.now ?? Date.now(), options.lifetime ?? caLifetime);
+  return {
+    certPem: issuer.certPem,
+    keyPem: issuer.keyPem,
+    issue: (request) => issuer.issue({ dns: [], ips: [], now: Date.now(), lifetime: leafLifetime, ...request }),
+  };
 }
 
 function pems(ca: PemPair, server: PemPair, admin: PemPair): Omit<CertificateSet, "generated"> {

@@ -14,6 +14,7 @@ describe("parseFlags", () => {
       etcdServers: [],
       etcdPrefix: "",
       etcdCompactionIntervalMs: 300_000,
+      etcdWaitAtStart: false,
     });
   });
 
@@ -35,6 +36,12 @@ describe("parseFlags", () => {
       ["--etcd-servers=https://a:2379", "--etcd-cafile=ca.crt", "--etcd-certfile=c.crt", "--etcd-keyfile=c.key"],
       { etcdCAFile: "ca.crt", etcdCertFile: "c.crt", etcdKeyFile: "c.key" },
     ],
+    [["--etcd-servers=http://a:2379", "--etcd-wait-at-start"], { etcdWaitAtStart: true }],
+    [["--etcd-servers=http://a:2379", "--etcd-wait-at-start=true"], { etcdWaitAtStart: true }],
+    [["--etcd-servers=http://a:2379", "--etcd-wait-at-start=false"], { etcdWaitAtStart: false }],
+    [["--service-account-key-file", "/etc/orch/sa.key"], { serviceAccountKeyFile: "/etc/orch/sa.key" }],
+    [["--service-account-issuer=https://issuer.example.com"], { serviceAccountIssuer: "https://issuer.example.com" }],
+    [["--service-account-issuer", "orch-issuer"], { serviceAccountIssuer: "orch-issuer" }],
     [["--help"], { help: true }],
     [["-h"], { help: true }],
   ] as const)("accepts %j", (argv, expected) => {
@@ -50,6 +57,12 @@ describe("parseFlags", () => {
     [["--etcd-servers=http://a:2379", "--etcd-certfile=c.crt"], /go together/],
     [["--etcd-servers=https://a:2379"], /--etcd-cafile/],
     [["--etcd-servers=http://a:2379", "--etcd-compaction-interval=soon"], /etcd-compaction-interval/],
+    [["--etcd-wait-at-start"], /--etcd-wait-at-start needs --etcd-servers/],
+    [["--etcd-servers=http://a:2379", "--etcd-wait-at-start=yes"], /--etcd-wait-at-start "yes": want true or false/],
+    [["--service-account-key-file="], /invalid --service-account-key-file: empty/],
+    [["--service-account-key-file"], /service-account-key-file/],
+    [["--service-account-issuer="], /invalid --service-account-issuer: empty/],
+    [["--service-account-issuer", "https://[::1"], /--service-account-issuer "https:\/\/\[::1": contains a ':' but is not a valid URL/],
     [["--secure-port", "65536"], /--secure-port "65536"/],
     [["--secure-port", "-1"], /secure-port/],
     [["--secure-port", "http"], /--secure-port "http"/],

@@ -33,6 +33,23 @@ export interface Flags {
   etcdKeyFile?: string;
   /** `--etcd-compaction-interval` in milliseconds (`5m`); `0` turns compaction by the server off. */
   etcdCompactionIntervalMs: number;
+  /**
+   * `--etcd-wait-at-start` (`false`): when etcd does not answer at start, serve anyway, with
+   * `/readyz` failing (check `etcd`) and requests that need storage answering 503 until it does;
+   * without it the command exits 1.
+   */
+  etcdWaitAtStart: boolean;
+  /**
+   * `--service-account-key-file`: a PEM private key (RSA or ECDSA P-256/P-384/P-521) that signs
+   * service-account tokens; unset, the serving certificate's key signs them.
+   */
+  serviceAccountKeyFile?: string;
+  /**
+   * `--service-account-issuer`: the `iss` of service-account tokens, also their default audience;
+   * unset, `https://orch.default.svc.cluster.local` (`https://kubernetes.default.svc.cluster.local`
+   * with `--domain k8s.io`).
+   */
+  serviceAccountIssuer?: string;
 }
 
 /** A bad command line; the command prints the message and exits with code 2. */
@@ -61,6 +78,15 @@ Flags:
       --etcd-keyfile string               key file of the client certificate for etcd
       --etcd-compaction-interval duration how often the server compacts etcd history older than this;
                                           0 turns it off (default 5m)
+      --etcd-wait-at-start                when etcd does not answer at start, serve anyway: /readyz fails its
+                                          etcd check and requests that need storage answer 503 until etcd
+                                          answers, then the server starts without a restart; without it the
+                                          server exits 1 when etcd does not answer within 5s (default false)
+      --service-account-key-file string   PEM private key (RSA or ECDSA) that signs service account tokens
+                                          (default: the key of the serving certificate)
+      --service-account-issuer string     issuer (iss) of service account tokens, also their default audience
+                                          (default "https://orch.default.svc.cluster.local", with
+                                          --domain k8s.io "https://kubernetes.default.svc.cluster.local")
   -h, --help                              print this help
 `;
 
@@ -115,7 +141,7 @@ export function parseFlags(argv: readonly string[]): Flags {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: [...argv],
+      args: booleanValues(argv, ["etcd-wait-at-start"]),
       strict: true,
       allowPositionals: false,
       options: {
@@ -132,6 +158,9 @@ export function parseFlags(argv: readonly string[]): Flags {
         "etcd-certfile": { type: "string" },
         "etcd-keyfile": { type: "string" },
         "etcd-compaction-interval": { type: "string" },
+        "etcd-wait-at-start": { type: "boolean" },
+        "service-account-key-file": { type: "string" },
+        "service-account-issuer": { type: "string" },
       },
     }));
   } catch (error) {
@@ -158,6 +187,8 @@ export function parseFlags(argv: readonly string[]): Flags {
     }
   };
   const etcd = parseEtcdFlags(str);
+  const etcdWaitAtStart = values["etcd-wait-at-start"] === true;
+  if (etcdWaitAtStart && etcd.servers.length === 0) throw new FlagError("--etcd-wait-at-start needs --etcd-servers");
   const flags: Flags = {
     help: values["help"] === true,
     bindAddress,
@@ -169,11 +200,40 @@ export function parseFlags(argv: readonly string[]): Flags {
     etcdServers: etcd.servers,
     etcdPrefix: etcd.prefix,
     etcdCompactionIntervalMs: duration("etcd-compaction-interval", 5 * 60_000),
+    etcdWaitAtStart,
   };
   if (etcd.caFile !== undefined) flags.etcdCAFile = etcd.caFile;
   if (etcd.certFile !== undefined) flags.etcdCertFile = etcd.certFile;
   if (etcd.keyFile !== undefined) flags.etcdKeyFile = etcd.keyFile;
+  const keyFile = str("service-account-key-file");
+  if (keyFile === "") throw new FlagError("invalid --service-account-key-file: empty");
+  if (keyFile !== undefined) flags.serviceAccountKeyFile = keyFile;
+  const issuer = str("service-account-issuer");
+  if (issuer !== undefined) flags.serviceAccountIssuer = parseIssuer(issuer);
   return flags;
+}
+
+/** An issuer as the reference checks `--service-account-issuer`: not empty, and a URL when it has a `:`. */
+function parseIssuer(issuer: string): string {
+  if (issuer === "") throw new FlagError("invalid --service-account-issuer: empty");
+  if (issuer.includes(":") && !URL.canParse(issuer)) throw new FlagError(`invalid --service-account-issuer "${issuer}": contains a ':' but is not a valid URL`);
+  return issuer;
+}
+
+/**
+ * `argv` with `--name=true` of the boolean flags `names` as `--name`, and `--name=false` left out,
+ * as Go's flag package takes them (`parseArgs` takes neither).
+ * @throws FlagError for `--name=<anything else>`
+ */
+function booleanValues(argv: readonly string[], names: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const arg of argv) {
+    const match = /^--([^=]+)=(.*)$/s.exec(arg);
+    if (match === null || !names.includes(match[1]!)) out.push(arg);
+    else if (match[2] === "true") out.push(`--${match[1]!}`);
+    else if (match[2] !== "false") throw new FlagError(`invalid --${match[1]!} "${match[2]!}": want true or false`);
+  }
+  return out;
 }
 
 /** The etcd flags, checked together: URLs, TLS files that go in pairs, nothing without servers. */

@@ -1,4 +1,15 @@
-export { adminUser, ensureCertificates, servingHosts, type CertificateSet, type EnsureCertificatesOptions } from "./certificates.js";
+export {
+  adminUser,
+  createCertificateAuthority,
+  ensureCertificates,
+  servingHosts,
+  type CertificateAuthority,
+  type CertificateRequest,
+  type CertificateSet,
+  type EnsureCertificatesOptions,
+  type IssuedCertificate,
+} from "./certificates.js";
 export { FlagError, parseDuration, parseFlags, usage, type Flags } from "./flags.js";
 export { kubeconfig, writeKubeconfig, type KubeconfigInput } from "./kubeconfig.js";
 export { main, runAPIServer, type Output, type RunOptions, type ServerLike } from "./main.js";
+export { importServiceAccountKey } from "./service-account-key.js";

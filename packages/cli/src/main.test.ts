@@ -1,4 +1,5 @@
-import { readFile, mkdtemp, rm } from "node:fs/promises";
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { readFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -6,6 +7,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { APIRequest, APIServerOptions } from "@orch/server";
+import { ensureCertificates } from "./certificates.js";
 import { runAPIServer, type ServerLike } from "./main.js";
 
 let dir: string;
@@ -74,7 +76,7 @@ async function start(argv: string[]) {
 describe("runAPIServer", () => {
   it("prints one ready line, serves TLS to the admin certificate, and stops gracefully", async () => {
     const { stdout, fake, info } = await start(["--secure-port", "0", "--data-dir", dir, "--domain", "k8s.io", "--shutdown-delay-duration", "1s", "--livez-grace-period=2s"]);
-    expect(fake.options).toEqual({ domain: "k8s.io", shutdownDelayMs: 1000, livezGracePeriodMs: 2000 });
+    expect(fake.options).toEqual({ domain: "k8s.io", shutdownDelayMs: 1000, livezGracePeriodMs: 2000, serviceAccountTokens: { signingKey: expect.any(Function) } });
     const kubeconfigPath = join(dir, "kubeconfig");
     expect(stdout.text).toMatch(/^orch-apiserver ready url=https:\/\/127\.0\.0\.1:\d+ kubeconfig=\S+\n$/);
     expect(stdout.text).toBe(`orch-apiserver ready url=${info.url} kubeconfig=${kubeconfigPath}\n`);
@@ -117,6 +119,39 @@ describe("runAPIServer", () => {
     const stdout = capture();
     expect(await runAPIServer(["--help"], { stdout, stderr: capture() })).toBe(0);
     expect(stdout.text).toContain("--shutdown-delay-duration");
+  });
+
+  it("signs service-account tokens with the serving key by default", async () => {
+    const { fake } = await start(["--secure-port", "0", "--data-dir", dir]);
+    const key = await (fake.options?.serviceAccountTokens?.signingKey as () => Promise<CryptoKey>)();
+    expect(key).toMatchObject({ type: "private", algorithm: { name: "ECDSA", namedCurve: "P-256" } });
+    const spki = (k: KeyObject) => k.export({ type: "spki", format: "der" });
+    const given = createPublicKey(createPrivateKey({ key: Buffer.from(await crypto.subtle.exportKey("pkcs8", key)), format: "der", type: "pkcs8" }));
+    expect(spki(given).equals(spki(createPublicKey(await readFile(join(dir, "apiserver.key"), "utf8"))))).toBe(true);
+    expect(fake.options?.serviceAccountTokens?.issuer).toBeUndefined();
+  });
+
+  it("signs with --service-account-key-file as --service-account-issuer", async () => {
+    const keyFile = join(dir, "sa.key");
+    await writeFile(keyFile, generateKeyPairSync("ec", { namedCurve: "secp384r1", privateKeyEncoding: { type: "sec1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } }).privateKey);
+    const { fake } = await start(["--secure-port", "0", "--data-dir", dir, "--service-account-key-file", keyFile, "--service-account-issuer", "https://issuer.test"]);
+    const key = await (fake.options?.serviceAccountTokens?.signingKey as () => Promise<CryptoKey>)();
+    expect(key.algorithm).toMatchObject({ name: "ECDSA", namedCurve: "P-384" });
+    expect(fake.options?.serviceAccountTokens?.issuer).toBe("https://issuer.test");
+  });
+
+  it("exits 1 with a message when the service account key file is missing or holds no private key", async () => {
+    // Certificates made beforehand: the run ends on the key while they would still be written.
+    await ensureCertificates(dir, { bindAddress: "127.0.0.1" });
+    const stderr = capture();
+    const missing = join(dir, "absent.key");
+    expect(await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--service-account-key-file", missing], { stdout: capture(), stderr, signal: stop.signal, createServer: fakeServer })).toBe(1);
+    expect(stderr.text).toContain(`orch-apiserver: --service-account-key-file: ENOENT: no such file or directory, open '${missing}'`);
+    const publicOnly = join(dir, "public.pem");
+    await writeFile(publicOnly, generateKeyPairSync("ec", { namedCurve: "prime256v1", privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } }).publicKey);
+    const again = capture();
+    expect(await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--service-account-key-file", publicOnly], { stdout: capture(), stderr: again, signal: stop.signal, createServer: fakeServer })).toBe(1);
+    expect(again.text).toContain(`orch-apiserver: service account key ${publicOnly}: no PEM private key`);
   });
 
   it("exits 1 with a message when the port is taken", async () => {

@@ -3,13 +3,16 @@
  * kubeconfig, shut down gracefully on SIGTERM or SIGINT.
  * @module
  */
+import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { serve, type RequestHandler, type ServedServer } from "@orch/node";
 import type { APIServerOptions } from "@orch/server";
 import { ensureCertificates } from "./certificates.js";
-import { FlagError, parseFlags, usage } from "./flags.js";
-import { openEtcdStore, startCompactor } from "./internal/etcd.js";
+import { FlagError, parseFlags, usage, type Flags } from "./flags.js";
+import { openEtcdStore, startCompactor, unreachable } from "./internal/etcd.js";
 import { writeKubeconfig } from "./kubeconfig.js";
+import { importServiceAccountKey } from "./service-account-key.js";
 
 /** Where {@link runAPIServer} writes: `process.stdout` or anything with `write`. */
 export interface Output {
@@ -19,7 +22,10 @@ export interface Output {
 
 /** What {@link runAPIServer} serves: `APIServer` has this shape. */
 export interface ServerLike extends RequestHandler {
-  /** Resolves once the server can serve. */
+  /**
+   * Resolves once the server can serve. With `--etcd-wait-at-start` it is called again after it
+   * rejected, until it resolves.
+   */
   ready(): Promise<void>;
 }
 
@@ -41,6 +47,25 @@ export interface RunOptions {
   createServer?: (options: APIServerOptions) => ServerLike;
   /** Called once the server is ready, with its URL and kubeconfig path (for embedding and tests). */
   onReady?: (info: { url: string; kubeconfig: string }) => void;
+}
+
+/**
+ * Starts `server` (`ready()`) once etcd answers: tries every second until it succeeds or
+ * `signal` aborts, reporting the first failure and the start. Resolves true once started.
+ */
+async function keepStarting(server: ServerLike, flags: Flags, signal: AbortSignal, report: (text: string) => void): Promise<boolean> {
+  let failures = 0;
+  while (!signal.aborted) {
+    try {
+      await server.ready();
+      if (failures > 0) report(`etcd at ${flags.etcdServers.join(",")} answers: started`);
+      return !signal.aborted;
+    } catch (error) {
+      if (failures++ === 0) report(`${unreachable(flags, error).message}; serving with /readyz failing until it answers`);
+      await sleep(1_000, undefined, { signal }).catch(() => undefined);
+    }
+  }
+  return false;
 }
 
 function untilStopped(signal: AbortSignal | undefined): { stopped: Promise<void>; dispose(): void } {
@@ -71,7 +96,14 @@ function untilStopped(signal: AbortSignal | undefined): { stopped: Promise<void>
  * writable, etcd does not answer).
  *
  * With `--etcd-servers` objects live in etcd (an `EtcdStore`), which must answer within 5
- * seconds at start; the server compacts etcd history every `--etcd-compaction-interval`.
+ * seconds at start; the server compacts etcd history every `--etcd-compaction-interval`. With
+ * `--etcd-wait-at-start` too, the server serves at once whether etcd answers or not: until it
+ * does, `/readyz` fails and requests that need storage answer 503, and the server retries its
+ * start-up every second, then starts without a restart (reported on `stderr`).
+ *
+ * Service-account tokens (`serviceaccounts/<name>/token`) are signed with
+ * `--service-account-key-file`, else with the serving certificate's key; a key that cannot be
+ * read or cannot sign stops the start (exit 1).
  *
  * When ready, it prints exactly one line to `stdout`:
  * `orch-apiserver ready url=https://127.0.0.1:<port> kubeconfig=<absolute path>`.
@@ -91,8 +123,10 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
   }
 
   const stop = untilStopped(options.signal);
+  const halt = new AbortController();
   let served: ServedServer | undefined;
   let closeStore: (() => void) | undefined;
+  let stopCompactor: (() => void) | undefined;
   try {
     const dataDir = resolve(flags.dataDir);
     const serverOptions: APIServerOptions = {
@@ -103,21 +137,34 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     // Certificates and the server start side by side: each takes a good part of startup.
     const pending = ensureCertificates(dataDir, { bindAddress: flags.bindAddress });
     pending.catch(() => undefined);
+    // Service-account tokens are signed with the key file, else with the serving key.
+    const keyFile = flags.serviceAccountKeyFile;
+    const signingKey = keyFile
+      ? readFile(keyFile, "utf8").then(
+          (pem) => importServiceAccountKey(pem, keyFile),
+          (error: unknown) => Promise.reject(new Error(`--service-account-key-file: ${error instanceof Error ? error.message : String(error)}`, { cause: error })),
+        )
+      : pending.then((c) => importServiceAccountKey(c.serverKey, join(dataDir, "apiserver.key")));
+    signingKey.catch(() => undefined);
+    serverOptions.serviceAccountTokens = { signingKey: () => signingKey };
+    if (flags.serviceAccountIssuer !== undefined) serverOptions.serviceAccountTokens.issuer = flags.serviceAccountIssuer;
+    let startCompaction = (): void => undefined;
     if (flags.etcdServers.length > 0) {
       const store = await openEtcdStore(flags);
-      const stopCompactor = startCompactor(store, flags.etcdCompactionIntervalMs, (error) =>
-        options.stderr.write(`orch-apiserver: etcd compaction failed: ${error instanceof Error ? error.message : String(error)}\n`),
-      );
-      closeStore = () => {
-        stopCompactor();
-        store.close();
+      startCompaction = () => {
+        if (halt.signal.aborted) return;
+        stopCompactor = startCompactor(store, flags.etcdCompactionIntervalMs, (error) =>
+          options.stderr.write(`orch-apiserver: etcd compaction failed: ${error instanceof Error ? error.message : String(error)}\n`),
+        );
       };
+      closeStore = () => store.close();
       serverOptions.store = store;
     }
     const server = options.createServer
       ? options.createServer(serverOptions)
       : new (await import("@orch/server")).APIServer(serverOptions);
-    const [certificates] = await Promise.all([pending, server.ready()]);
+    // With --etcd-wait-at-start the server serves before it has started; requests start it too.
+    const [certificates] = await Promise.all([pending, flags.etcdWaitAtStart ? undefined : server.ready(), signingKey]);
     served = await serve(server, {
       host: flags.bindAddress,
       port: flags.securePort,
@@ -130,6 +177,13 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
       clientCert: certificates.adminCert,
       clientKey: certificates.adminKey,
     });
+    if (flags.etcdWaitAtStart) {
+      void keepStarting(server, flags, halt.signal, (text) => options.stderr.write(`orch-apiserver: ${text}\n`)).then((started) => {
+        if (started) startCompaction();
+      });
+    } else {
+      startCompaction();
+    }
     options.stdout.write(`orch-apiserver ready url=${served.url} kubeconfig=${kubeconfig}\n`);
     options.onReady?.({ url: served.url, kubeconfig });
     await stop.stopped;
@@ -140,6 +194,8 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     await served?.close();
     return 1;
   } finally {
+    halt.abort();
+    stopCompactor?.();
     closeStore?.();
     stop.dispose();
   }

@@ -2,7 +2,8 @@
  * Protobuf codecs of the kinds orch answers `kubectl create` for in protobuf, built with
  * protobufjs reflection (no `.proto` file is loaded at run time). Field numbers are those of the
  * reference system's `generated.proto` files (`k8s.io/apimachinery/pkg/apis/meta/v1`,
- * `k8s.io/api/core/v1`, `k8s.io/api/coordination/v1`), so its clients read and write them.
+ * `k8s.io/api/core/v1`, `k8s.io/api/coordination/v1`, `k8s.io/api/authentication/v1`), so its
+ * clients read and write them.
  *
  * Objects cross in the JSON shape the rest of orch uses: times as RFC 3339 strings, bytes as
  * base64 strings, `fieldsV1` as the JSON object it holds, int64 as numbers; empty strings, empty
@@ -152,6 +153,31 @@ const event = message(
   optional("reportingInstance", 15, "string"),
 );
 
+message("LocalObjectReference", optional("name", 1, "string"));
+const serviceAccount = message(
+  "ServiceAccount",
+  optional("metadata", 1, "ObjectMeta"),
+  repeated("secrets", 2, "ObjectReference"),
+  repeated("imagePullSecrets", 3, "LocalObjectReference"),
+  optional("automountServiceAccountToken", 4, "bool"),
+);
+
+// k8s.io/api/authentication/v1/generated.proto: the body `kubectl create token` sends.
+message("BoundObjectReference", optional("kind", 1, "string"), optional("apiVersion", 2, "string"), optional("name", 3, "string"), optional("uid", 4, "string"));
+message(
+  "TokenRequestSpec",
+  repeated("audiences", 1, "string"),
+  optional("boundObjectRef", 3, "BoundObjectReference"),
+  optional("expirationSeconds", 4, "int64"),
+);
+message("TokenRequestStatus", optional("token", 1, "string"), optional("expirationTimestamp", 2, "Time"));
+const tokenRequest = message(
+  "TokenRequest",
+  optional("metadata", 1, "ObjectMeta"),
+  optional("spec", 2, "TokenRequestSpec"),
+  optional("status", 3, "TokenRequestStatus"),
+);
+
 // k8s.io/api/coordination/v1/generated.proto
 message(
   "LeaseSpec",
@@ -177,6 +203,7 @@ const zeroKept = new Set([
   "LeaseSpec.leaseDurationSeconds",
   "LeaseSpec.leaseTransitions",
   "EventSeries.count",
+  "TokenRequestSpec.expirationSeconds",
 ]);
 
 /** One kind with a protobuf codec: `group` `"*"` matches any group. */
@@ -193,6 +220,8 @@ const codecs: readonly KindCodec[] = [
   { group: "", version: "v1", kind: "Secret", type: secret },
   { group: "", version: "v1", kind: "Namespace", type: namespace },
   { group: "", version: "v1", kind: "Event", type: event },
+  { group: "", version: "v1", kind: "ServiceAccount", type: serviceAccount },
+  { group: "authentication", version: "v1", kind: "TokenRequest", type: tokenRequest },
   { group: "coordination", version: "v1", kind: "Lease", type: lease },
   { group: "*", version: "v1", kind: "DeleteOptions", type: deleteOptions },
 ];
@@ -216,7 +245,8 @@ function codecFor(apiVersion: string, kind: string): KindCodec | undefined {
 
 /**
  * Whether objects of `apiVersion` and `kind` have a protobuf codec (core v1 ConfigMap, Secret,
- * Namespace and Event, `coordination.<domain>/v1` Lease, and DeleteOptions of any group).
+ * Namespace, Event and ServiceAccount, `coordination.<domain>/v1` Lease,
+ * `authentication.<domain>/v1` TokenRequest, and DeleteOptions of any group).
  */
 export function hasProtobufCodec(apiVersion: string, kind: string): boolean {
   return codecFor(apiVersion, kind) !== undefined;

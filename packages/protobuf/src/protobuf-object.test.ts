@@ -93,6 +93,21 @@ const samples: Record<string, Record<string, unknown>> = {
       preferredHolder: "b",
     },
   },
+  ServiceAccount: {
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: { name: "builder", namespace: "ci" },
+    secrets: [{ name: "builder-token" }],
+    imagePullSecrets: [{ name: "registry" }],
+    automountServiceAccountToken: false,
+  },
+  TokenRequest: {
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenRequest",
+    metadata: { name: "builder", namespace: "ci", creationTimestamp: "2026-01-02T03:04:05Z" },
+    spec: { audiences: ["api", "vault"], expirationSeconds: 0, boundObjectRef: { kind: "Pod", apiVersion: "v1", name: "p", uid: "u" } },
+    status: { token: "eyJ.x.y", expirationTimestamp: "2026-01-02T04:04:05Z" },
+  },
   DeleteOptions: {
     apiVersion: "meta.k8s.io/v1",
     kind: "DeleteOptions",
@@ -142,6 +157,14 @@ describe("protobuf codecs", () => {
     const object = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "default" }, data: { a: "b" } };
     expect(decodeProtobufObject(wire)).toEqual({ apiVersion: "v1", kind: "ConfigMap", object });
     expect([...encodeProtobufObject(object)]).toEqual([...wire]);
+  });
+
+  it("reads a TokenRequest as kubectl create token writes it (audiences 1, expirationSeconds 4)", () => {
+    // TokenRequest{metadata(1){}, spec(2){audiences(1)="foo", expirationSeconds(4)=1200}, status(3){}}
+    const spec = bytes([0x0a, 0x03], "foo", [0x20, 0xb0, 0x09]);
+    const raw = bytes([0x0a, 0x00, 0x12, spec.length], [...spec], [0x1a, 0x00]);
+    const wire = encodeEnvelope({ apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", raw });
+    expect(decodeProtobufObject(wire).object).toEqual({ apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", metadata: {}, spec: { audiences: ["foo"], expirationSeconds: 1200 }, status: {} });
   });
 
   it("drops the Go zero values a client writes for unset fields", () => {

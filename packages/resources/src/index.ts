@@ -72,6 +72,7 @@ export {
 } from "./event.js";
 export {
   ResourceRegistry,
+  actionKindOf,
   builtinResources,
   compareVersions,
   resolveGroup,
@@ -380,6 +381,29 @@ export {
   validateSubjectAccessReview,
   validateSubjectAccessReviewSpec,
 } from "./subject-access-review.js";
+export {
+  boundObjectReferenceSchema,
+  defaultServiceAccountIssuer,
+  defaultTokenExpirationSeconds,
+  defaultTokenRequest,
+  expirationExtensionSeconds,
+  maxTokenExpirationSeconds,
+  minTokenExpirationSeconds,
+  serviceAccountClaimKey,
+  serviceAccountTokenAction,
+  serviceAccountTokenClaims,
+  serviceAccountUsername,
+  tokenRequestSpecSchema,
+  tokenRequestStatusSchema,
+  tokenRequestV1Schema,
+  validateTokenRequest,
+  warnOnlyBoundTokenExpirationSeconds,
+  type ServiceAccountPrivateClaim,
+  type ServiceAccountTokenClaims,
+  type ServiceAccountTokenClaimsInput,
+  type ServiceAccountTokenIssuer,
+  type ServiceAccountTokenRef,
+} from "./token-request.js";
 export {
   evaluateTokenReview,
   noAuthenticatorError,

@@ -10,7 +10,7 @@
 import { extensionPrefix, mergeMarkerExtensions, mergeMarkersRegistry } from "@orch/meta";
 import { z } from "zod";
 import type { ResourceType, Verb } from "./resource-type.js";
-import type { RegisteredVersion, ResourceRegistry } from "./registry.js";
+import { actionKindOf, type RegisteredVersion, type ResourceRegistry } from "./registry.js";
 import { componentNameOf } from "./schema/fields.js";
 import { listSchema } from "./schema/object-meta.js";
 import { deleteOptionsSchema, patchSchema, statusSchema, watchEventSchema } from "./schema/shared-kinds.js";
@@ -248,16 +248,18 @@ class DocumentBuilder {
     params: Param[],
     resp: OpenAPINode,
     requestBody?: OpenAPINode,
+    gv: { group: string; version: string } = { group: this.group, version: this.version },
   ): OpenAPINode {
     const tag = `${packageOf(this.group, this.domain)}_${this.version}`;
     const out: OpenAPINode = { tags: [tag], description, operationId: id, parameters: params };
     if (requestBody) out["requestBody"] = requestBody;
     out["responses"] = resp;
     out[`x-${this.prefix}-action`] = action;
-    out[`x-${this.prefix}-group-version-kind`] = { group: this.group, kind, version: this.version };
+    const gvk = { group: gv.group, kind, version: gv.version };
+    out[`x-${this.prefix}-group-version-kind`] = gvk;
     // kubectl finds a kind's PATCH operation by this exact key to learn that the server takes
     // `fieldValidation`; without it, `create -f` and `replace -f` fail under any other domain.
-    if (this.prefix !== "kubernetes") out["x-kubernetes-group-version-kind"] = { group: this.group, kind, version: this.version };
+    if (this.prefix !== "kubernetes") out["x-kubernetes-group-version-kind"] = gvk;
     return out;
   }
 
@@ -329,6 +331,15 @@ class DocumentBuilder {
       const subPath = `${item}/${sub}`;
       const Sub = sub.charAt(0).toUpperCase() + sub.slice(1);
       const params = [pathName, ...scopeParams];
+      const action = type.strategy?.actions?.[sub];
+      if (action) {
+        // An action takes a POST of its own kind and answers with it (or a Status), as the
+        // reference's `createCoreV1NamespacedServiceAccountToken` and `...PodEviction` do.
+        const gvk = actionKindOf(action, this.domain);
+        const actionRef = ref(kindComponentName(this.domain, gvk.group, gvk.version, gvk.kind));
+        this.op(subPath, "post", this.operation(`create${g}${ns}${kind}${Sub}`, "post", gvk.kind, `create ${sub} of a ${kind}`, [...params, ...query(...writeParams)], responses([200, 201, 202], actionRef), body(actionRef), gvk));
+        continue;
+      }
       if (sub === "status") {
         this.op(subPath, "get", this.operation(`read${g}${ns}${kind}${Sub}`, "get", kind, `read ${sub} of the specified ${kind}`, [...params, ...query("pretty")], responses([200], kindRef)));
         this.op(subPath, "patch", this.operation(`patch${g}${ns}${kind}${Sub}`, "patch", kind, `partially update ${sub} of the specified ${kind}`, [...params, ...query(...writeParams, "force")], responses([200, 201], kindRef), patchBody));
@@ -382,6 +393,18 @@ function buildDocument(registry: ResourceRegistry, group: string, version: strin
     extensions.set(listId, gvkExtension(prefix, [{ group, kind: `${type.kind}List`, version }]));
     collectNamed(entry.version.schema, named, seen);
     builder.addResource(entry);
+  }
+  // The bodies of action sub-resources (TokenRequest, Eviction) are components of their own group.
+  for (const { type } of members) {
+    for (const sub of type.subresources ?? []) {
+      const action = type.strategy?.actions?.[sub];
+      if (!action || ids.has(action.schema)) continue;
+      const gvk = actionKindOf(action, domain);
+      const id = kindComponentName(domain, gvk.group, gvk.version, gvk.kind);
+      ids.add(action.schema, { id });
+      extensions.set(id, gvkExtension(prefix, [gvk]));
+      collectNamed(action.schema, named, seen);
+    }
   }
   for (const [schema, name] of named) if (!ids.has(schema)) ids.add(schema, { id: `${rev}.${name}` });
 

@@ -12,7 +12,8 @@ import { configMapType } from "./config-map.js";
 import { eventType } from "./event.js";
 import { leaseType } from "./lease.js";
 import { namespaceType } from "./namespace.js";
-import type { ResourceType, ResourceVersion } from "./resource-type.js";
+import { parseAPIVersion, type GroupVersionKind } from "@orch/meta";
+import type { ActionSubresource, ResourceType, ResourceVersion } from "./resource-type.js";
 import { secretType } from "./secret.js";
 
 /** The built-in kinds: Namespace, ConfigMap, Secret, Event (core `v1`) and Lease (`coordination.{domain}/v1`). */
@@ -53,6 +54,15 @@ export interface APIGroupInfo {
 /** Replaces `{domain}` in a group name. */
 export function resolveGroup(group: string, domain: string): string {
   return group.replaceAll("{domain}", domain);
+}
+
+/**
+ * The group, version and kind of the body an action sub-resource takes, with `{domain}`
+ * resolved: `pods/eviction` is `policy` `v1` Eviction, `serviceaccounts/token`
+ * `authentication.orch.io` `v1` TokenRequest.
+ */
+export function actionKindOf(action: ActionSubresource, domain: string): GroupVersionKind {
+  return { ...parseAPIVersion(resolveGroup(action.apiVersion, domain)), kind: action.kind };
 }
 
 const versionPattern = /^v(\d+)(?:(alpha|beta)(\d+))?$/;

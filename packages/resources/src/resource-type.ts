@@ -5,6 +5,7 @@
  */
 import type { APIObject, FieldError } from "@orch/meta";
 import type { z } from "zod";
+import type { ServiceAccountTokenIssuer } from "./token-request.js";
 
 /** Whether objects live in a namespace or across the cluster. */
 export type Scope = "Namespaced" | "Cluster";
@@ -61,6 +62,15 @@ export interface StrategyContext {
   domain: string;
   /** Now, in milliseconds since the epoch, from the server's Clock. */
   now: number;
+  /**
+   * Reads another object of the same server in its stored form (the ServiceAccount `token`
+   * action reads the pod it binds a token to). `group` is resolved (`""` for core); `namespace`
+   * is ignored for cluster-scoped resources. Absent where a strategy runs without a server.
+   * @throws StatusError 404 NotFound (`pods "x" not found`) when there is no such object.
+   */
+  get?(group: string, resource: string, namespace: string, name: string): Promise<APIObject>;
+  /** Signs service-account tokens for the ServiceAccount `token` action; supplied by the server. */
+  serviceAccountTokens?: ServiceAccountTokenIssuer;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * ServiceAccount (core `v1`, namespaced, short name `sa`): an identity for processes in pods,
- * with the secrets and image pull secrets it may use.
+ * with the secrets and image pull secrets it may use, and the `token` sub-resource that issues
+ * tokens for it (see token-request.ts).
  * @module
  */
 import { listType, patchStrategy } from "@orch/meta";
@@ -9,6 +10,7 @@ import { record } from "./internal/rules.js";
 import { list, localObjectReferenceSchema, workloadObjectReferenceSchema } from "./internal/workloads-common.js";
 import type { ResourceType } from "./resource-type.js";
 import { kindSchema } from "./schema/object-meta.js";
+import { serviceAccountTokenAction } from "./token-request.js";
 
 /** The zod schema of a ServiceAccount in `v1`. */
 export const serviceAccountV1Schema = kindSchema(
@@ -31,7 +33,8 @@ export function serviceAccountSecretsCell(object: Record<string, unknown>): numb
 
 /**
  * The ServiceAccount resource type. It has no rules beyond metadata (the reference validates
- * only the object metadata); the `token` sub-resource belongs with token issuance.
+ * only the object metadata). `POST serviceaccounts/{name}/token` with a TokenRequest issues a
+ * signed token for the account ({@link serviceAccountTokenAction}).
  */
 export const serviceAccountType: ResourceType = {
   group: "",
@@ -41,7 +44,9 @@ export const serviceAccountType: ResourceType = {
   shortNames: ["sa"],
   scope: "Namespaced",
   versions: [{ name: "v1", schema: serviceAccountV1Schema, storage: true }],
+  subresources: ["token"],
   strategy: {
+    actions: { token: serviceAccountTokenAction },
     tableColumns: [
       {
         name: "Secrets",

@@ -1,4 +1,6 @@
-import { FakeClock, MemoryStore } from "@orch/store";
+import { WatchCache } from "@orch/list";
+import { serviceUnavailable } from "@orch/meta";
+import { FakeClock, MemoryStore, type Store } from "@orch/store";
 import { afterEach, describe, expect, it } from "vitest";
 import type { APIResponse } from "./api-request.js";
 import { APIServer } from "./api-server.js";
@@ -325,6 +327,55 @@ describe("APIServer: protocol surface", () => {
     expect(res.text).toContain("[-]shutdown failed: reason withheld");
     clock.advance(5000);
     await done;
+  });
+
+  it("serves before its store answers (live, not ready, 503 for resources) and starts once it does, cache included", async () => {
+    const memory = new MemoryStore();
+    let down = true;
+    const gate = <T>(op: () => Promise<T>): Promise<T> => (down ? Promise.reject(serviceUnavailable("the store is down")) : op());
+    const store: Store = {
+      get: (key, opts) => gate(() => memory.get(key, opts)),
+      list: (prefix, opts) => gate(() => memory.list(prefix, opts)),
+      create: (key, value) => gate(() => memory.create(key, value)),
+      update: (key, value, rev) => gate(() => memory.update(key, value, rev)),
+      delete: (key, rev) => gate(() => memory.delete(key, rev)),
+      watch: (prefix, from, signal) => memory.watch(prefix, from, signal),
+      revision: () => gate(() => memory.revision()),
+      compact: (rev) => gate(() => memory.compact(rev)),
+    };
+    const server = newServer({ store, watchCache: true });
+    const cache = server.store as WatchCache;
+    expect(cache).toBeInstanceOf(WatchCache);
+    await expect(server.ready()).rejects.toThrow("the store is down");
+    expect(cache.ready).toBe(false);
+    expect((await call(server, "GET", "/livez")).status).toBe(200);
+    const notReady = await call(server, "GET", "/readyz?verbose");
+    expect(notReady.status).toBe(500);
+    expect(notReady.text).toContain("[-]etcd failed");
+    expect(notReady.text).toContain("[-]poststarthook/start-namespace-lifecycle failed");
+    expect((await call(server, "GET", "/api/v1")).status).toBe(200);
+    const list = await call(server, "GET", "/api/v1/namespaces/default/configmaps");
+    expect(list.status).toBe(503);
+    expect(list.json).toMatchObject({ kind: "Status", reason: "ServiceUnavailable", message: "the store is down" });
+
+    down = false;
+    await server.ready();
+    expect((await call(server, "GET", "/readyz")).status).toBe(200);
+    expect((await call(server, "POST", "/api/v1/namespaces/default/configmaps", cm("later"))).status).toBe(201);
+    expect(cache.ready).toBe(true);
+  });
+
+  it("fails liveness past the grace period for a start-up that is not done while the store answers", async () => {
+    const clock = new FakeClock();
+    const server = newServer({ clock, livezGracePeriodMs: 1000 });
+    expect((await call(server, "GET", "/livez")).status).toBe(200);
+    clock.advance(1000);
+    const res = await call(server, "GET", "/livez?verbose");
+    expect(res.status).toBe(500);
+    expect(res.text).toContain("[-]poststarthook/start-namespace-lifecycle failed");
+    expect(res.text).not.toContain("etcd");
+    await server.ready();
+    expect((await call(server, "GET", "/livez")).status).toBe(200);
   });
 
   it("serves OpenAPI v3 with the fieldValidation and dryRun parameters", async () => {

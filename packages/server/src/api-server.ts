@@ -3,7 +3,7 @@
  * the clock, and runs every request through the pipeline of architecture.md.
  * @module
  */
-import { methodNotAllowed, requestEntityTooLarge, statusError, type APIObject } from "@orch/meta";
+import { methodNotAllowed, notFound, requestEntityTooLarge, statusError, type APIObject } from "@orch/meta";
 import { builtinResources, openAPIDocument, openAPIIndex, ResourceRegistry, type ResourceType } from "@orch/resources";
 import type { Clock, Store } from "@orch/store";
 import { MemoryStore, systemClock } from "@orch/store";
@@ -23,7 +23,8 @@ import { ObjectStore } from "./object-store.js";
 import { parseRequestURL, resourceRequestInfo } from "./request-info.js";
 import { encodeResponse, errorResponse } from "./responses.js";
 import { noSuchResource, serveResource as serveRest, type RestContext } from "./rest.js";
-import { serveResource, type ServedResource } from "./served-resource.js";
+import { objectKey, serveResource, wireObject, type ServedResource } from "./served-resource.js";
+import { ServiceAccountTokenSigner, type ServiceAccountTokenOptions } from "./service-account-tokens.js";
 
 /** Options of {@link APIServer}. */
 export interface APIServerOptions {
@@ -46,6 +47,12 @@ export interface APIServerOptions {
   shutdownDelayMs?: number;
   /** For this long after start, `/livez` reports start-up hooks as passing while they run (ms). */
   livezGracePeriodMs?: number;
+  /**
+   * How the ServiceAccount `token` sub-resource issues tokens: the issuer, the default audiences
+   * and the signing key. Without a key, an ECDSA P-256 key is generated on the first token
+   * request (never at construction), so an in-process server issues tokens with no configuration.
+   */
+  serviceAccountTokens?: ServiceAccountTokenOptions;
 }
 
 /** Default size limit of a request body: 3 MiB (gaps.md). */
@@ -84,6 +91,8 @@ export class APIServer {
   readonly maxRequestBodyBytes: number;
   /** The catalog this server serves, with the domain resolved. */
   readonly registry: ResourceRegistry;
+  /** Signs the tokens of the ServiceAccount `token` sub-resource (and knows the key they verify with). */
+  readonly serviceAccountTokens: ServiceAccountTokenSigner;
 
   readonly #served: ServedResource[];
   readonly #byPath = new Map<string, ServedResource>();
@@ -123,7 +132,11 @@ export class APIServer {
     }
     const namespaces = this.#byPath.get("/v1/namespaces");
     if (!namespaces) throw new Error("the catalog must serve namespaces");
-    this.#objects = new ObjectStore(this.store, this.clock, this.domain, (served, ns, name) => this.#namespaces.guard(served, ns, name));
+    this.serviceAccountTokens = new ServiceAccountTokenSigner(this.domain, options.serviceAccountTokens);
+    this.#objects = new ObjectStore(this.store, this.clock, this.domain, (served, ns, name) => this.#namespaces.guard(served, ns, name), {
+      get: (group, resource, namespace, name) => this.#getStored(group, resource, namespace, name),
+      serviceAccountTokens: this.serviceAccountTokens,
+    });
     this.#namespaces = new NamespaceLifecycle(this.store, this.clock, this.domain, this.#objects, namespaces, () =>
       this.#served.filter((s) => s.namespaced && s.version.storage),
     );
@@ -137,12 +150,44 @@ export class APIServer {
     };
   }
 
-  /** Resolves once the built-in namespaces exist and the server can serve. */
+  /**
+   * Resolves once the built-in namespaces exist and the server can serve. Concurrent calls share
+   * one start-up; after a failed one (the store did not answer, say) the next call, or the next
+   * request, starts over, so a server built before its store is reachable starts once it is.
+   * @throws what the store threw, typically a 503 or 504 StatusError.
+   */
   ready(): Promise<void> {
-    this.#ready ??= (this.#cache?.start() ?? Promise.resolve()).then(() => this.#namespaces.start()).then(() => {
-      this.#started = true;
-    });
+    this.#ready ??= this.#start();
     return this.#ready;
+  }
+
+  async #start(): Promise<void> {
+    try {
+      await this.#cache?.start();
+      await this.#namespaces.start();
+      this.#started = true;
+    } catch (error) {
+      this.#ready = undefined;
+      throw error;
+    }
+  }
+
+  /** True when the store (without the watch cache) answers. */
+  async #storeAnswers(): Promise<boolean> {
+    try {
+      return (await this.#upstream.revision()) >= 0;
+    } catch {
+      return false;
+    }
+  }
+
+  /** One stored object of another resource, for strategies that read across kinds. */
+  async #getStored(group: string, resource: string, namespace: string, name: string): Promise<APIObject> {
+    const served = this.#served.find((s) => s.group === group && s.type.resource === resource && s.version.storage);
+    if (!served) throw notFound({ group, resource }, name);
+    const entry = await this.store.get(objectKey(served, namespace, name));
+    if (!entry) throw notFound(served.qualifiedResource, name);
+    return wireObject(entry);
   }
 
   /**
@@ -157,37 +202,37 @@ export class APIServer {
       metadata: { name },
       conditions: [healthy ? { type: "Healthy", status: "True", message: "ok" } : { type: "Healthy", status: "False", message: "", error }],
     });
-    let storeHealthy = true;
-    try {
-      await this.#upstream.revision();
-    } catch {
-      storeHealthy = false;
-    }
+    const storeHealthy = await this.#storeAnswers();
     return [
       component("controller-manager", this.#started && !this.#shuttingDown, "the namespace controller is not running"),
       component("storage", storeHealthy, "the store does not answer"),
     ];
   }
 
-  /** The health checks of `/livez` (and `/healthz`). */
-  #livez(): HealthCheck[] {
-    return [
+  /**
+   * The checks of `/healthz` (deprecated: liveness and the store), `/livez` (`store: false`) and,
+   * with start-up done and not shutting down, `/readyz`.
+   *
+   * Liveness does not depend on the store: restarting this server does not bring etcd back, so
+   * an unreachable store fails readiness only. For the same reason a start-up that has not
+   * finished is live, even past the grace period, while the store does not answer: it waits for
+   * the store, it is not stuck.
+   */
+  #checks(endpoint: "healthz" | "livez" | "readyz"): HealthCheck[] {
+    const checks: HealthCheck[] = [
       { name: "ping", check: async () => true },
       { name: "log", check: async () => true },
-      { name: "etcd", check: async () => (await this.#upstream.revision()) >= 0 },
-      {
-        name: "poststarthook/start-namespace-lifecycle",
-        check: async () => this.#started || this.clock.now() - this.#startedAt < this.#livezGracePeriodMs,
-      },
     ];
-  }
-
-  /** The checks of `/readyz`: liveness, plus start-up done and not shutting down. */
-  #readyz(): HealthCheck[] {
-    return [
-      ...this.#livez().map((c) => (c.name.startsWith("poststarthook/") ? { name: c.name, check: async () => this.#started } : c)),
-      { name: "shutdown", check: async () => !this.#shuttingDown },
-    ];
+    if (endpoint !== "livez") checks.push({ name: "etcd", check: () => this.#storeAnswers() });
+    checks.push({
+      name: "poststarthook/start-namespace-lifecycle",
+      check:
+        endpoint === "readyz"
+          ? async () => this.#started
+          : async () => this.#started || this.clock.now() - this.#startedAt < this.#livezGracePeriodMs || !(await this.#storeAnswers()),
+    });
+    if (endpoint === "readyz") checks.push({ name: "shutdown", check: async () => !this.#shuttingDown });
+    return checks;
   }
 
   /** Serves one request. Never rejects: every failure is a Status response. */
@@ -202,10 +247,8 @@ export class APIServer {
       const head = s[0];
       if (head === "livez" || head === "readyz" || head === "healthz") {
         if (s.length > 2) noSuchResource();
-        const checks = head === "readyz" ? this.#readyz() : this.#livez();
-        return await healthResponse(head, checks, parsed.query, s[1]);
+        return await healthResponse(head, this.#checks(head), parsed.query, s[1]);
       }
-      await this.ready();
       const read = method === "GET" || method === "HEAD";
       const pretty = parsed.query.has("pretty") && parsed.query.get("pretty") !== "false";
       const discovery = (body: object | undefined, contentType?: string) => {
@@ -229,7 +272,7 @@ export class APIServer {
           if (aggregated) return discovery(aggregatedDiscovery(this.#served, true, this.domain, aggregated.includes("v=v2beta1") ? "v2beta1" : "v2"), aggregated);
           return discovery(apiVersions(request.headers.get("host") ?? "127.0.0.1"));
         }
-        return discovery(apiResourceList(this.#served, "", s[1] as string));
+        return discovery(apiResourceList(this.#served, "", s[1] as string, this.domain));
       }
       if (head === "apis" && s.length <= 3) {
         if (s.length === 1) {
@@ -238,7 +281,7 @@ export class APIServer {
           return discovery(apiGroupList(this.#served));
         }
         if (s.length === 2) return discovery(apiGroupOf(this.#served, s[1] as string));
-        return discovery(apiResourceList(this.#served, s[1] as string, s[2] as string));
+        return discovery(apiResourceList(this.#served, s[1] as string, s[2] as string, this.domain));
       }
       const info = resourceRequestInfo(method, parsed);
       if (!info) {
@@ -251,6 +294,9 @@ export class APIServer {
       }
       const served = this.#byPath.get(`${info.group}/${info.version}/${info.resource}`);
       if (!served) noSuchResource();
+      // Only requests for resources need the store: discovery, /version and OpenAPI are served
+      // before the start-up is done (and while the store does not answer).
+      await this.ready();
       if (served.type.resource === "namespaces" && info.verb === "delete") this.#namespaces.guardDelete(info.name);
       if (served.type.resource === "namespaces" && info.verb === "deletecollection") throw methodNotAllowed(served.qualifiedResource, "deletecollection");
       return await serveRest(this.#rest, served, info, request, parsed.query);

@@ -3,7 +3,7 @@
  * the aggregated form (`as=APIGroupDiscoveryList`) that kubectl asks for first.
  * @module
  */
-import type { Verb } from "@orch/resources";
+import { actionKindOf, type Verb } from "@orch/resources";
 import { parseMediaType } from "./negotiation.js";
 import type { ServedResource } from "./served-resource.js";
 
@@ -17,6 +17,16 @@ export function verbsOf(served: ServedResource): string[] {
 function subresourceVerbs(served: ServedResource, sub: string): string[] {
   if (served.type.strategy?.actions?.[sub]) return ["create"];
   return sub === "finalize" ? ["update"] : ["get", "patch", "update"];
+}
+
+/**
+ * The group, version and kind a sub-resource takes and answers with: the action's body kind for
+ * an action (`pods/eviction` is `policy/v1` Eviction, `serviceaccounts/token`
+ * `authentication.<domain>/v1` TokenRequest), else the parent's.
+ */
+function subresourceKind(served: ServedResource, sub: string, domain: string): { group: string; version: string; kind: string } {
+  const action = served.type.strategy?.actions?.[sub];
+  return action ? actionKindOf(action, domain) : { group: served.group, version: served.version.name, kind: served.type.kind };
 }
 
 /** One group with its versions, the preferred one first. */
@@ -71,8 +81,12 @@ export function apiGroupOf(resources: readonly ServedResource[], group: string):
   return g ? { kind: "APIGroup", apiVersion: "v1", ...apiGroup(g) } : undefined;
 }
 
-/** `/api/v1` or `/apis/<group>/<version>`, or undefined when that version is not served. */
-export function apiResourceList(resources: readonly ServedResource[], group: string, version: string): object | undefined {
+/**
+ * `/api/v1` or `/apis/<group>/<version>`, or undefined when that version is not served. A
+ * sub-resource of another kind than its parent names that kind, with its `group` and `version`
+ * when they differ from the list's (as the reference lists `pods/eviction`).
+ */
+export function apiResourceList(resources: readonly ServedResource[], group: string, version: string, domain: string): object | undefined {
   const served = resources.filter((r) => r.group === group && r.version.name === version);
   if (served.length === 0) return undefined;
   const list: object[] = [];
@@ -88,7 +102,9 @@ export function apiResourceList(resources: readonly ServedResource[], group: str
     if (r.type.categories?.length) entry.categories = [...r.type.categories];
     list.push(entry);
     for (const sub of r.type.subresources ?? []) {
-      list.push({ name: `${r.type.resource}/${sub}`, singularName: "", namespaced: r.namespaced, kind: r.type.kind, verbs: subresourceVerbs(r, sub) });
+      const gvk = subresourceKind(r, sub, domain);
+      const other = gvk.group !== group || gvk.version !== version ? { group: gvk.group, version: gvk.version } : {};
+      list.push({ name: `${r.type.resource}/${sub}`, singularName: "", namespaced: r.namespaced, ...other, kind: gvk.kind, verbs: subresourceVerbs(r, sub) });
     }
   }
   return { kind: "APIResourceList", apiVersion: "v1", groupVersion: groupVersion(group, version), resources: list };
@@ -131,7 +147,7 @@ export function aggregatedDiscovery(resources: readonly ServedResource[], legacy
           if (r.type.subresources?.length) {
             item.subresources = r.type.subresources.map((sub) => ({
               subresource: sub,
-              responseKind: { group: r.group, version: v, kind: r.type.kind },
+              responseKind: subresourceKind(r, sub, domain),
               verbs: subresourceVerbs(r, sub),
             }));
           }

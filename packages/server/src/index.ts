@@ -7,3 +7,4 @@ export { mergePatch } from "./patch.js";
 export { humanDuration } from "./table.js";
 export { builtinNamespaces, namespaceFinalizer } from "./namespace-lifecycle.js";
 export type { HealthCheck } from "./health.js";
+export { ServiceAccountTokenSigner, serviceAccountKeyId, signingAlgorithm, type ServiceAccountTokenOptions } from "./service-account-tokens.js";

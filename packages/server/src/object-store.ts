@@ -8,6 +8,7 @@ import {
   alreadyExists,
   badRequest,
   conflict,
+  formatAPIVersion,
   formatTime,
   forbidden,
   invalid,
@@ -21,6 +22,7 @@ import {
   type Status,
 } from "@orch/meta";
 import {
+  actionKindOf,
   decodeObject,
   dropUnknownFields,
   duplicateFieldMessage,
@@ -31,7 +33,7 @@ import {
   validateObjectMeta,
   validateObjectMetaUpdate,
 } from "@orch/resources";
-import type { ActionSubresource, StrategyContext } from "@orch/resources";
+import type { ActionSubresource, ResourceType, ResourceVersion, StrategyContext } from "@orch/resources";
 import { typeInfoOf, updateManagedFields, type JSONObject, type TypeNode } from "@orch/merge";
 import { deepFreeze, type Clock, type Entry, type Store } from "@orch/store";
 import { mutableCopy, objectKey, wireObject, type ServedResource } from "./served-resource.js";
@@ -112,6 +114,23 @@ export function storedTypeInfo(served: ServedResource): TypeNode {
   return info;
 }
 
+/** What the server lends every strategy beyond the domain and the time (see `StrategyContext`). */
+export type StrategyServices = Pick<StrategyContext, "get" | "serviceAccountTokens">;
+
+const actionBodyTypes = new WeakMap<ActionSubresource, { type: ResourceType; version: ResourceVersion }>();
+
+/** The body of an action as a kind of its own, for `decodeObject` (types, nulls, times). */
+function actionBodyType(action: ActionSubresource, versionName: string): { type: ResourceType; version: ResourceVersion } {
+  let found = actionBodyTypes.get(action);
+  if (!found) {
+    const version: ResourceVersion = { name: versionName, schema: action.schema, storage: true };
+    const type: ResourceType = { group: "", resource: "", singular: "", kind: action.kind, scope: "Namespaced", versions: [version] };
+    found = { type, version };
+    actionBodyTypes.set(action, found);
+  }
+  return found;
+}
+
 /** The generic object store of one server: the write rules every kind shares. */
 export class ObjectStore {
   constructor(
@@ -119,10 +138,11 @@ export class ObjectStore {
     private readonly clock: Clock,
     private readonly domain: string,
     private readonly guardNamespace: NamespaceGuard,
+    private readonly services: StrategyServices = {},
   ) {}
 
   private context(): StrategyContext {
-    return { domain: this.domain, now: this.clock.now() };
+    return { ...this.services, domain: this.domain, now: this.clock.now() };
   }
 
   /** Records the write's field ownership in `metadata.managedFields` (an Update entry), unless apply did. */
@@ -377,29 +397,23 @@ export class ObjectStore {
     opts: WriteOptions,
   ): Promise<WriteResult> {
     if (!isPlainObject(body)) throw badRequest(`the body of a ${action.kind} must be a JSON object`);
-    const apiVersion = action.apiVersion.replace("{domain}", this.domain);
+    const gvk = actionKindOf(action, this.domain);
+    const apiVersion = formatAPIVersion(gvk);
     if (body.kind !== undefined && body.kind !== action.kind) {
       throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${action.kind})`);
     }
     if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
       throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
     }
-    const parsed = action.schema.safeParse({ ...body, apiVersion, kind: action.kind });
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw badRequest(`${action.kind} in version "${apiVersion}" cannot be handled as a ${action.kind}: ${issue ? `${issue.path.join(".")}: ${issue.message}` : "invalid"}`);
-    }
-    const request = parsed.data as APIObject;
+    const bodyType = actionBodyType(action, gvk.version);
+    const request = decodeObject(bodyType.type, bodyType.version, { ...body, apiVersion, kind: action.kind });
     const key = objectKey(served, namespace, name);
     for (let attempt = 0; ; attempt++) {
       const entry = await this.store.get(key);
       if (!entry) throw notFound(served.qualifiedResource, name);
       const parent = mutableCopy(wireObject(entry)) as APIObject;
       const outcome = await action.act(parent, request, this.context());
-      if (Array.isArray(outcome)) {
-        const group = apiVersion.includes("/") ? (apiVersion.split("/")[0] as string) : "";
-        throw invalid({ group, kind: action.kind }, name, outcome);
-      }
+      if (Array.isArray(outcome)) throw invalid({ group: gvk.group, kind: action.kind }, name, outcome);
       if (opts.dryRun || outcome.parent === "none") return { code: outcome.code, body: outcome.body as APIObject };
       try {
         if (outcome.parent === "delete") await this.store.delete(key, entry.modRevision);

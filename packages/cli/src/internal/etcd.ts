@@ -1,6 +1,7 @@
 /**
  * The etcd side of `orch-apiserver`: an `EtcdStore` from the `--etcd-*` flags, checked to answer
- * before the server starts, and the compaction timer of `--etcd-compaction-interval`.
+ * before the server starts (unless `--etcd-wait-at-start`), and the compaction timer of
+ * `--etcd-compaction-interval`.
  * @module
  */
 import { readFile } from "node:fs/promises";
@@ -11,9 +12,10 @@ import type { Flags } from "../flags.js";
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
- * An `EtcdStore` for the flags, once etcd has answered.
- * @throws Error with a message naming the endpoints when a TLS file cannot be read or etcd does
- *   not answer within 5 seconds.
+ * An `EtcdStore` for the flags, once etcd has answered; with `--etcd-wait-at-start` at once,
+ * whether etcd answers or not.
+ * @throws Error with a message naming the endpoints when a TLS file cannot be read or (without
+ *   `--etcd-wait-at-start`) etcd does not answer within 5 seconds.
  */
 export async function openEtcdStore(flags: Flags): Promise<EtcdStore> {
   const options: EtcdStoreOptions = { endpoints: flags.etcdServers, prefix: flags.etcdPrefix };
@@ -26,16 +28,28 @@ export async function openEtcdStore(flags: Flags): Promise<EtcdStore> {
     if (flags.etcdCertFile !== undefined) options.tls.cert = await read(flags.etcdCertFile, "etcd-certfile");
     if (flags.etcdKeyFile !== undefined) options.tls.key = await read(flags.etcdKeyFile, "etcd-keyfile");
   }
-  const store = new EtcdStore({ ...options, dialTimeoutMs: CONNECT_TIMEOUT_MS });
-  try {
-    await store.connect();
-  } catch (error) {
-    store.close();
-    throw new Error(`cannot reach etcd at ${flags.etcdServers.join(",")}: ${(error as Error).message}`, { cause: error });
+  if (!flags.etcdWaitAtStart) {
+    const store = new EtcdStore({ ...options, dialTimeoutMs: CONNECT_TIMEOUT_MS });
+    try {
+      await store.connect();
+    } catch (error) {
+      throw unreachable(flags, error);
+    } finally {
+      store.close();
+    }
   }
-  store.close();
   // The serving store bounds its health probe (`/readyz` check `etcd`) tighter than start-up.
   return new EtcdStore({ ...options, dialTimeoutMs: 2_000 });
+}
+
+/**
+ * The error of an etcd that did not answer: it names the endpoints, and the TLS flags when TLS
+ * is what failed (etcd refused the client certificate, or its own did not verify).
+ */
+export function unreachable(flags: Flags, error: unknown): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = /certificate/i.test(message) ? " (check --etcd-cafile, --etcd-certfile and --etcd-keyfile)" : "";
+  return new Error(`cannot reach etcd at ${flags.etcdServers.join(",")}: ${message}${hint}`, { cause: error });
 }
 
 /**

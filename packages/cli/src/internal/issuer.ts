@@ -5,6 +5,7 @@
  */
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
+import type { CertificateRequest, IssuedCertificate } from "../certificates.js";
 
 const algorithm = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 /** Certificates are valid from a little before now, for clocks slightly behind ours. */
@@ -23,21 +24,8 @@ async function privateKeyPem(key: CryptoKey): Promise<string> {
   return x509.PemConverter.encode(await crypto.subtle.exportKey("pkcs8", key), "PRIVATE KEY");
 }
 
-/** What {@link Issuer.issue} makes. */
-export interface IssueRequest {
-  /** Distinguished name, `CN=admin, O=system:masters`. */
-  subject: string;
-  /** DNS subject alternative names. */
-  dns: string[];
-  /** IP subject alternative names. */
-  ips: string[];
-  /** Serving (`serverAuth`) or client (`clientAuth`) certificate. */
-  usage: "server" | "client";
-  /** Current time, ms since the epoch. */
-  now: number;
-  /** Lifetime in ms. */
-  lifetime: number;
-}
+/** What {@link Issuer.issue} makes: a {@link CertificateRequest} with every field given. */
+export type IssueRequest = Required<CertificateRequest>;
 
 /** A CA that signs certificates. */
 export class Issuer {
@@ -78,7 +66,7 @@ export class Issuer {
   }
 
   /** Issues a certificate signed by this CA, with a fresh key. */
-  async issue(request: IssueRequest): Promise<{ certPem: string; keyPem: string }> {
+  async issue(request: IssueRequest): Promise<IssuedCertificate> {
     const keys = await crypto.subtle.generateKey(algorithm, true, ["sign", "verify"]);
     const names: x509.JsonGeneralNames = [
       ...request.dns.map((value) => ({ type: "dns" as const, value })),
@@ -87,7 +75,10 @@ export class Issuer {
     const extensions: x509.Extension[] = [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([request.usage === "server" ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),
+      new x509.ExtendedKeyUsageExtension([
+        ...(request.usage === "client" ? [] : [x509.ExtendedKeyUsage.serverAuth]),
+        ...(request.usage === "server" ? [] : [x509.ExtendedKeyUsage.clientAuth]),
+      ]),
       await x509.AuthorityKeyIdentifierExtension.create(this.keys.publicKey),
     ];
     if (names.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(names));

@@ -1,6 +1,6 @@
 /**
  * The workload kinds of the catalog: Pod (with its `binding` and `eviction` actions), Binding,
- * Node, ServiceAccount, Service, LimitRange and ResourceQuota.
+ * Node, ServiceAccount (with its `token` action), Service, LimitRange and ResourceQuota.
  * @module
  */
 import { bindingType } from "../binding.js";

@@ -1,6 +1,6 @@
 /**
  * `@orch/store-etcd/testing`: a real etcd for tests (Debian's `etcd-server`), single member or
- * a cluster on loopback ports.
+ * a cluster on loopback ports, over plain http or TLS.
  * @module
  */
 export {
@@ -10,5 +10,6 @@ export {
   startEtcdCluster,
   type EtcdCluster,
   type EtcdMember,
+  type EtcdServerTLS,
   type EtcdStartOptions,
 } from "./etcd-server.js";
