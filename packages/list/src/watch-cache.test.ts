@@ -220,6 +220,37 @@ describe("WatchCache", () => {
     cache.stop();
   });
 
+  it("keeps its key order through random creates, updates and deletes, with reads in between", async () => {
+    const spy = new SpyStore();
+    const cache = new WatchCache(spy);
+    await cache.start();
+    let seed = 7;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let step = 0; step < 600; step++) {
+      const key = `${P}k${random(80)}`;
+      const current = await spy.inner.get(key);
+      const roll = random(3);
+      if (current === undefined) await cache.create(key, { step });
+      else if (roll === 0) await cache.delete(key, current.modRevision);
+      else await cache.update(key, { step }, current.modRevision);
+      if (random(5) === 0 || step === 599) {
+        const revision = await spy.inner.revision();
+        await until(() => cache.revisionOf(P) === revision);
+        const cached = await cache.listCached(P, {}, revision);
+        const truth = await spy.inner.list(P);
+        expect(cached.entries.map((e) => [e.key, e.modRevision])).toEqual(truth.entries.map((e) => [e.key, e.modRevision]));
+        const page = await cache.listCached(P, { after: `${P}k4`, limit: 5 }, revision);
+        const truthPage = await spy.inner.list(P, { after: `${P}k4`, limit: 5 });
+        expect(page.entries.map((e) => e.key)).toEqual(truthPage.entries.map((e) => e.key));
+        expect(page.remaining).toBe(truthPage.remaining);
+      }
+    }
+    cache.stop();
+  });
+
   it("relists when its revision was compacted upstream and ends its watchers with Expired", async () => {
     const spy = new SpyStore();
     // The upstream watch is cancelled as compacted after one event.

@@ -205,7 +205,13 @@ class PrefixCache {
    */
   live = true;
   readonly map = new Map<string, Entry>();
-  sorted: Entry[] = [];
+  /** The entries in key order, as of the last {@link PrefixCache.settle}. */
+  #sorted: Entry[] = [];
+  /**
+   * Changes since then, by key (undefined: deleted), merged in by the next read in key order:
+   * a write costs a map update, not an insertion into the middle of a large array.
+   */
+  readonly #pending = new Map<string, Entry | undefined>();
   /** Recent events in revision order, from `windowHead`. */
   window: StoreEvent[] = [];
   windowHead = 0;
@@ -221,7 +227,8 @@ class PrefixCache {
   load(entries: Entry[], revision: number): void {
     this.map.clear();
     for (const e of entries) this.map.set(e.key, e);
-    this.sorted = entries;
+    this.#sorted = entries;
+    this.#pending.clear();
     this.rev = revision;
     this.floor = revision;
     this.window = [];
@@ -234,18 +241,11 @@ class PrefixCache {
     const revision = entry.modRevision;
     if (revision <= this.rev) return; // Already in the state (a resumed watch may repeat it).
     const key = entry.key;
-    const sorted = this.sorted;
     if (event.type === "delete") {
-      if (this.map.delete(key)) {
-        const i = bound(sorted, key, false);
-        if (sorted[i]?.key === key) sorted.splice(i, 1);
-      }
+      if (this.map.delete(key)) this.#pending.set(key, undefined);
     } else {
-      const had = this.map.has(key);
       this.map.set(key, entry);
-      const i = bound(sorted, key, false);
-      if (had && sorted[i]?.key === key) sorted[i] = entry;
-      else sorted.splice(i, 0, entry);
+      this.#pending.set(key, entry);
     }
     this.rev = revision;
     const window = this.window;
@@ -274,8 +274,28 @@ class PrefixCache {
     return lo;
   }
 
+  /** The entries in key order, with every change merged in (one pass over both). */
+  settle(): Entry[] {
+    const pending = this.#pending;
+    if (pending.size === 0) return this.#sorted;
+    const changes = [...pending.keys()].sort();
+    const old = this.#sorted;
+    const merged: Entry[] = [];
+    let i = 0;
+    for (const key of changes) {
+      while (i < old.length && (old[i] as Entry).key < key) merged.push(old[i++] as Entry);
+      if (i < old.length && (old[i] as Entry).key === key) i++;
+      const entry = pending.get(key);
+      if (entry !== undefined) merged.push(entry);
+    }
+    while (i < old.length) merged.push(old[i++] as Entry);
+    pending.clear();
+    this.#sorted = merged;
+    return merged;
+  }
+
   list(prefix: string, after: string | undefined, limit: number): ListResult {
-    const sorted = this.sorted;
+    const sorted = this.settle();
     let lo = bound(sorted, prefix, false);
     if (after !== undefined && after >= prefix) lo = Math.max(lo, bound(sorted, after, true));
     const end = prefixEndOf(prefix);

@@ -183,6 +183,9 @@ export class EtcdStore implements Store {
 
   #remember(entry: Entry): Entry {
     const recent = this.#recent;
+    // The watch event of this very write may have been decoded first: keep one entry for both.
+    const known = recent.get(entry.modRevision);
+    if (known !== undefined && known.key === entry.key && known.createRevision === entry.createRevision) return known;
     if (recent.size >= RECENT_ENTRIES) recent.delete(recent.keys().next().value as number);
     recent.set(entry.modRevision, entry);
     return entry;
