@@ -74,9 +74,10 @@ function release(stream: AsyncIterable<string>): void {
 
 function writeComplete(res: ServerResponse, response: APIResponse, state: ListenerState): void {
   const headers = headerObject(response.headers);
-  const body = response.body === undefined ? undefined : typeof response.body === "string" ? Buffer.from(response.body) : response.body;
+  const body = response.body;
   delete headers["transfer-encoding"];
-  headers["content-length"] = String(body?.byteLength ?? 0);
+  // A text body goes out as text: node then sends the head and the body in one write.
+  headers["content-length"] = String(body === undefined ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
   if (state.closing) headers["connection"] = "close";
   res.writeHead(response.status, headers);
   res.end(body);
@@ -151,11 +152,21 @@ export function listenerWithState(server: RequestHandler, state: ListenerState):
 }
 
 async function serveOne(server: RequestHandler, state: ListenerState, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const abort = new AbortController();
+  // The request's signal is made only when the server asks for it (watches, waits): most
+  // requests never do, and an AbortController per request is not free.
+  let abort: AbortController | undefined;
+  let gone = false;
+  const controller = (): AbortController => {
+    abort ??= new AbortController();
+    if (gone) abort.abort();
+    return abort;
+  };
   // A write to a socket that just broke must not take the process down; 'close' follows.
   res.on("error", () => undefined);
   res.once("close", () => {
-    if (!res.writableFinished) abort.abort();
+    if (res.writableFinished) return;
+    gone = true;
+    abort?.abort();
   });
   try {
     const limit = server.maxRequestBodyBytes;
@@ -171,7 +182,9 @@ async function serveOne(server: RequestHandler, state: ListenerState, req: Incom
       method: req.method ?? "GET",
       url: req.url ?? "/",
       headers: toHeaders(req),
-      signal: abort.signal,
+      get signal() {
+        return controller().signal;
+      },
     };
     if (read.body) request.body = read.body;
     const user = userFromSocket(req.socket);
@@ -184,12 +197,12 @@ async function serveOne(server: RequestHandler, state: ListenerState, req: Incom
       const status = toStatusError(error).status;
       response = { status: status.code, headers: new Headers({ "content-type": "application/json" }), body: JSON.stringify(status) };
     }
-    if (res.destroyed || abort.signal.aborted) {
+    if (res.destroyed || gone) {
       // The client is gone: release a stream the server opened for it.
       if (response.stream) release(response.stream);
       return;
     }
-    if (response.stream && req.method !== "HEAD") await writeStream(res, response, response.stream, abort, state);
+    if (response.stream && req.method !== "HEAD") await writeStream(res, response, response.stream, controller(), state);
     else {
       if (response.stream) release(response.stream);
       writeComplete(res, response, state);
