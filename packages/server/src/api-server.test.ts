@@ -1,7 +1,7 @@
 import { WatchCache } from "@orch/list";
 import { serviceUnavailable } from "@orch/meta";
 import { FakeClock, MemoryStore, type Store } from "@orch/store";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { APIResponse } from "./api-request.js";
 import { APIServer } from "./api-server.js";
 
@@ -99,6 +99,29 @@ describe("APIServer: REST verbs", () => {
     const res = await call(server, "POST", "/api/v1/namespaces/default/configmaps", { metadata: { generateName: "gen-" }, data: {} });
     expect(res.status).toBe(201);
     expect(res.json.metadata.name).toMatch(/^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+  });
+
+  it("cuts a long generateName to 58 characters, and tries fresh names when a generated one is taken", async () => {
+    const server = newServer();
+    const long = await call(server, "POST", "/api/v1/namespaces/default/configmaps", { metadata: { generateName: "x".repeat(70) }, data: {} });
+    expect(long.json.metadata.name).toMatch(new RegExp(`^${"x".repeat(58)}[bcdfghjklmnpqrstvwxz2456789]{5}$`));
+    expect((await call(server, "POST", "/api/v1/namespaces/default/configmaps", cm("gen-bbbbb"))).status).toBe(201);
+    // Math.random 0 picks "b" five times (taken), then the next name is "gen-ccccc".
+    const random = vi.spyOn(Math, "random");
+    try {
+      random.mockReturnValueOnce(0).mockReturnValueOnce(0).mockReturnValueOnce(0).mockReturnValueOnce(0).mockReturnValueOnce(0);
+      random.mockReturnValue(1 / 27);
+      const res = await call(server, "POST", "/api/v1/namespaces/default/configmaps", { metadata: { generateName: "gen-" }, data: {} });
+      expect(res.status).toBe(201);
+      expect(res.json.metadata.name).toBe("gen-ccccc");
+      // Every attempt taken: the 409 names the last one tried.
+      random.mockReturnValue(0);
+      const clash = await call(server, "POST", "/api/v1/namespaces/default/configmaps", { metadata: { generateName: "gen-" }, data: {} });
+      expect(clash.status).toBe(409);
+      expect(clash.json).toMatchObject({ reason: "AlreadyExists", details: { name: "gen-bbbbb", kind: "configmaps" } });
+    } finally {
+      random.mockRestore();
+    }
   });
 
   it("runs the whole pipeline under dryRun=All and persists nothing", async () => {

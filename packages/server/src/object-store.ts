@@ -75,12 +75,18 @@ export type NamespaceGuard = (served: ServedResource, namespace: string, name: s
 
 const generateNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
 
-/** Five characters of the reference alphabet; names need uniqueness, not secrecy (a clash is a 409). */
-function randomSuffix(): string {
-  let out = "";
+/**
+ * A name from `generateName`, as the reference's SimpleNameGenerator makes it: the prefix cut to
+ * 58 characters, then five characters of the reference alphabet (uniqueness, not secrecy).
+ */
+function generatedName(prefix: string): string {
+  let out = prefix.length > 58 ? prefix.slice(0, 58) : prefix;
   for (let i = 0; i < 5; i++) out += generateNameAlphabet[Math.floor(Math.random() * generateNameAlphabet.length)];
   return out;
 }
+
+/** How many names a create from `generateName` tries before its 409 (the reference's RetryGenerateName). */
+const generateNameAttempts = 8;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -215,7 +221,8 @@ export class ObjectStore {
       delete meta.namespace;
     }
     if (meta.resourceVersion) throw badRequest("resourceVersion should not be set on objects to be created");
-    if (!meta.name && meta.generateName) meta.name = meta.generateName + randomSuffix();
+    const generated = !meta.name && !!meta.generateName;
+    if (generated) meta.name = generatedName(meta.generateName as string);
     const ctx = this.context();
     meta.uid = crypto.randomUUID();
     meta.creationTimestamp = formatTime(ctx.now);
@@ -239,12 +246,17 @@ export class ObjectStore {
       if (await this.store.get(objectKey(served, meta.namespace ?? "", name))) throw alreadyExists(served.qualifiedResource, name);
       return { code: 201, body: object };
     }
-    try {
-      const entry = await this.store.create(objectKey(served, meta.namespace ?? "", name), deepFreeze(object));
-      return { code: 201, body: wireObject(entry) };
-    } catch (error) {
-      if (isAlreadyExists(error)) throw alreadyExists(served.qualifiedResource, name);
-      throw error;
+    for (let attempt = 1; ; attempt++) {
+      const current = object.metadata.name as string;
+      try {
+        const entry = await this.store.create(objectKey(served, meta.namespace ?? "", current), deepFreeze(object));
+        return { code: 201, body: wireObject(entry) };
+      } catch (error) {
+        if (!isAlreadyExists(error)) throw error;
+        if (!generated || attempt >= generateNameAttempts) throw alreadyExists(served.qualifiedResource, current);
+        // Another object took the generated name: the same object under a fresh one.
+        object = { ...object, metadata: { ...object.metadata, name: generatedName(meta.generateName as string) } };
+      }
     }
   }
 
