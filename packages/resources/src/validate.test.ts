@@ -187,6 +187,16 @@ describe("unknown and duplicate fields", () => {
     expect(findDuplicateFields(text)).toEqual(expected);
   });
 
+  it.each([
+    ['{"metadata":{"name":"a","name":"b"}}', ["metadata.name"]],
+    ['{"a":1,"b":[{"x":1,"x":2}],"a":2}', ["b[0].x", "a"]],
+    ['{"a":"\\"q:","a":1}', ["a"]],
+    ['{"a:b":"c:d","e":{"f\\":":[1,{"g":":"}]}}', []],
+    ['{"__proto__":{"a":1},"b":[]}', []],
+  ])("findDuplicateFields(%s, its parse) is %j: member counts decide when there are none", (text, expected) => {
+    expect(findDuplicateFields(text, JSON.parse(text))).toEqual(expected);
+  });
+
   it("words the messages and the Strict error as the reference", () => {
     expect(unknownFieldMessage("spec.foo")).toBe('unknown field "spec.foo"');
     expect(duplicateFieldMessage("metadata.name")).toBe('duplicate field "metadata.name"');

@@ -187,7 +187,7 @@ export class ObjectStore {
       const unknown = findUnknownFields(value, served.type, served.version);
       unknownFound = unknown.length > 0;
       const problems = [
-        ...(rawJSON === undefined ? [] : findDuplicateFields(rawJSON).map(duplicateFieldMessage)),
+        ...(rawJSON === undefined ? [] : findDuplicateFields(rawJSON, body).map(duplicateFieldMessage)),
         ...unknown.map(unknownFieldMessage),
       ];
       if (problems.length > 0) {

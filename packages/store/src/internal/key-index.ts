@@ -207,7 +207,7 @@ export class KeyIndex {
    */
   set(rec: KeyRecord, liveDelta: number, revision: number): void {
     const leaf = rec.leaf as Leaf;
-    leaf.ents[leaf.recs.indexOf(rec)] = rec.cur;
+    leaf.ents[lowerBound(leaf.keys, rec.key)] = rec.cur;
     leaf.maxRev = revision;
     if (liveDelta !== 0) addLiveUp(leaf, liveDelta);
   }
@@ -215,7 +215,7 @@ export class KeyIndex {
   /** Removes `rec` (indexed). */
   remove(rec: KeyRecord): void {
     const leaf = rec.leaf as Leaf;
-    const pos = leaf.recs.indexOf(rec);
+    const pos = lowerBound(leaf.keys, rec.key);
     const live = leaf.ents[pos] !== undefined;
     leaf.keys.splice(pos, 1);
     leaf.recs.splice(pos, 1);
