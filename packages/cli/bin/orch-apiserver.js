@@ -1,20 +1,49 @@
 #!/usr/bin/env node
-// orch-apiserver. Inside the workspace (the TypeScript sources sit beside this file) it runs
-// them through tsx under the `@orch/source` export condition; a published install imports the
-// built dist.
+// orch-apiserver. A published install imports the built dist. Inside the workspace (the
+// TypeScript sources sit beside this file) it imports the dist too when `tsc -b` built every
+// package after its last source change (it starts in about half the time), and otherwise runs
+// the sources through tsx under the `@orch/source` export condition.
 //
 // In the workspace the hooks are registered in this process (`module.register`), which starts
 // about 150 ms faster than re-executing node with `--conditions=@orch/source --import tsx`; the
 // re-exec remains as the fallback for a Node without `module.register` (before 20.6).
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import * as nodeModule from "node:module";
+import { join } from "node:path";
 import process from "node:process";
 import { URL, fileURLToPath } from "node:url";
 
 const sources = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 const entry = new URL("../src/bin.ts", import.meta.url);
 
-if (!existsSync(sources)) {
+/** The newest modification time of a file under `dir` (0 when it does not exist). */
+function newest(dir) {
+  let latest = 0;
+  for (const item of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, item.name);
+    latest = Math.max(latest, item.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+/** True when every workspace package's build (`tsc -b`) is newer than its sources and config. */
+function builtAfterSources() {
+  const packages = fileURLToPath(new URL("../../", import.meta.url));
+  try {
+    for (const name of readdirSync(packages)) {
+      const dir = join(packages, name);
+      if (!existsSync(join(dir, "src"))) continue;
+      const built = statSync(join(dir, "tsconfig.tsbuildinfo")).mtimeMs;
+      const changed = Math.max(newest(join(dir, "src")), statSync(join(dir, "package.json")).mtimeMs, statSync(join(dir, "tsconfig.json")).mtimeMs);
+      if (changed > built) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (!existsSync(sources) || builtAfterSources()) {
   const { main } = await import("../dist/main.js");
   await main();
 } else if (typeof nodeModule.register === "function") {

@@ -10,7 +10,6 @@ import { serve, type RequestHandler, type ServedServer } from "@orch/node";
 import type { APIServerOptions } from "@orch/server";
 import { ensureCertificates } from "./certificates.js";
 import { FlagError, parseFlags, usage, type Flags } from "./flags.js";
-import { openEtcdStore, startCompactor, unreachable } from "./internal/etcd.js";
 import { writeKubeconfig } from "./kubeconfig.js";
 import { importServiceAccountKey } from "./service-account-key.js";
 
@@ -61,7 +60,10 @@ async function keepStarting(server: ServerLike, flags: Flags, signal: AbortSigna
       if (failures > 0) report(`etcd at ${flags.etcdServers.join(",")} answers: started`);
       return !signal.aborted;
     } catch (error) {
-      if (failures++ === 0) report(`${unreachable(flags, error).message}; serving with /readyz failing until it answers`);
+      if (failures++ === 0) {
+        const { unreachable } = await import("./internal/etcd.js");
+        report(`${unreachable(flags, error).message}; serving with /readyz failing until it answers`);
+      }
       await sleep(1_000, undefined, { signal }).catch(() => undefined);
     }
   }
@@ -150,6 +152,8 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     if (flags.serviceAccountIssuer !== undefined) serverOptions.serviceAccountTokens.issuer = flags.serviceAccountIssuer;
     let startCompaction = (): void => undefined;
     if (flags.etcdServers.length > 0) {
+      // The etcd client (gRPC and its protos) loads only for servers that use it: ~200 ms of start.
+      const { openEtcdStore, startCompactor } = await import("./internal/etcd.js");
       const store = await openEtcdStore(flags);
       startCompaction = () => {
         if (halt.signal.aborted) return;
