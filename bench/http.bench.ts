@@ -2,11 +2,14 @@
  * HTTP benchmarks: `orch` (APIServer behind `@orch/node`) against a bare `node:http` server that
  * answers the same JSON, each in its own process, loaded by autocannon from this one; a watch
  * fan-out to many HTTP clients; and start-up times of the in-process server and the command.
+ * The orch side runs the compiled packages when `tsc -b` built them after their last change (as
+ * an installed orch runs), the sources through tsx otherwise.
  * @module
  */
 import { APIServer } from "@orch/server";
 import autocannon from "autocannon";
 import { spawn, type ChildProcess } from "node:child_process";
+import { builtAfterSources } from "../packages/cli/bin/built.js";
 import { request } from "node:http";
 import { fileURLToPath } from "node:url";
 
@@ -25,7 +28,7 @@ export interface ThroughputResult {
 }
 
 async function startTarget(mode: "orch" | "baseline"): Promise<{ port: number; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--conditions=@orch/source", "--import", "tsx", `${here}http-target.ts`, mode], {
+  const child = spawn(process.execPath, [...(builtAfterSources() ? [] : ["--conditions=@orch/source"]), "--import", "tsx", `${here}http-target.ts`, mode], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });

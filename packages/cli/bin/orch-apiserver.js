@@ -7,41 +7,14 @@
 // In the workspace the hooks are registered in this process (`module.register`), which starts
 // about 150 ms faster than re-executing node with `--conditions=@orch/source --import tsx`; the
 // re-exec remains as the fallback for a Node without `module.register` (before 20.6).
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import * as nodeModule from "node:module";
-import { join } from "node:path";
 import process from "node:process";
 import { URL, fileURLToPath } from "node:url";
+import { builtAfterSources } from "./built.js";
 
 const sources = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 const entry = new URL("../src/bin.ts", import.meta.url);
-
-/** The newest modification time of a file under `dir` (0 when it does not exist). */
-function newest(dir) {
-  let latest = 0;
-  for (const item of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, item.name);
-    latest = Math.max(latest, item.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-  }
-  return latest;
-}
-
-/** True when every workspace package's build (`tsc -b`) is newer than its sources and config. */
-function builtAfterSources() {
-  const packages = fileURLToPath(new URL("../../", import.meta.url));
-  try {
-    for (const name of readdirSync(packages)) {
-      const dir = join(packages, name);
-      if (!existsSync(join(dir, "src"))) continue;
-      const built = statSync(join(dir, "tsconfig.tsbuildinfo")).mtimeMs;
-      const changed = Math.max(newest(join(dir, "src")), statSync(join(dir, "package.json")).mtimeMs, statSync(join(dir, "tsconfig.json")).mtimeMs);
-      if (changed > built) return false;
-    }
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 if (!existsSync(sources) || builtAfterSources()) {
   const { main } = await import("../dist/main.js");
