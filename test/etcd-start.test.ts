@@ -49,14 +49,18 @@ describe("orch-apiserver when etcd does not answer at start", () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it("with --etcd-wait-at-start: serves at once, live but not ready, 503 for storage; ready and serving once etcd comes, without a restart", async () => {
+  it("with --etcd-wait-at-start: serves at once, not ready (live but for etcd), 503 for storage; ready and serving once etcd comes, without a restart", async () => {
     const port = await freePort();
     const endpoint = `http://127.0.0.1:${port}`;
     const server = await startAPIServer({ flags: ["--etcd-servers", endpoint, "--etcd-wait-at-start"], readyTimeoutMs: 10_000 });
     servers.push(server);
 
+    // As in the reference, /livez checks etcd too; a probe that must not restart the server for a
+    // lost etcd excludes it.
     const live = await adminRequest(server, { path: "/livez?verbose" });
-    expect(live.status, live.text).toBe(200);
+    expect(live.status, live.text).toBe(500);
+    expect(live.text).toContain("[-]etcd failed");
+    expect((await adminRequest(server, { path: "/livez?exclude=etcd" })).status).toBe(200);
     const notReady = await adminRequest(server, { path: "/readyz?verbose" });
     expect(notReady.status).toBe(500);
     expect(notReady.text).toContain("[-]etcd failed");

@@ -371,7 +371,11 @@ describe("APIServer: protocol surface", () => {
     expect(cache).toBeInstanceOf(WatchCache);
     await expect(server.ready()).rejects.toThrow("the store is down");
     expect(cache.ready).toBe(false);
-    expect((await call(server, "GET", "/livez")).status).toBe(200);
+    const live = await call(server, "GET", "/livez?verbose");
+    expect(live.status).toBe(500);
+    expect(live.text).toContain("[-]etcd failed");
+    expect(live.text).toContain("[+]poststarthook/start-namespace-lifecycle ok");
+    expect((await call(server, "GET", "/livez?exclude=etcd")).status).toBe(200);
     const notReady = await call(server, "GET", "/readyz?verbose");
     expect(notReady.status).toBe(500);
     expect(notReady.text).toContain("[-]etcd failed");
@@ -396,7 +400,7 @@ describe("APIServer: protocol surface", () => {
     const res = await call(server, "GET", "/livez?verbose");
     expect(res.status).toBe(500);
     expect(res.text).toContain("[-]poststarthook/start-namespace-lifecycle failed");
-    expect(res.text).not.toContain("etcd");
+    expect(res.text).toContain("[+]etcd ok");
     await server.ready();
     expect((await call(server, "GET", "/livez")).status).toBe(200);
   });

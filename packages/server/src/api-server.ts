@@ -210,20 +210,18 @@ export class APIServer {
   }
 
   /**
-   * The checks of `/healthz` (deprecated: liveness and the store), `/livez` (`store: false`) and,
-   * with start-up done and not shutting down, `/readyz`.
-   *
-   * Liveness does not depend on the store: restarting this server does not bring etcd back, so
-   * an unreachable store fails readiness only. For the same reason a start-up that has not
-   * finished is live, even past the grace period, while the store does not answer: it waits for
-   * the store, it is not stuck.
+   * The checks of `/healthz` and `/livez` (ping, log, etcd, the start-up hook) and `/readyz`
+   * (the same, with start-up done, and not shutting down). As in the reference, `etcd` is a
+   * check of all three (probes that should not restart a server for a lost etcd ask for
+   * `/livez?exclude=etcd`). A start-up that has not finished passes the liveness hook, even past
+   * the grace period, while the store does not answer: it waits for the store, it is not stuck.
    */
   #checks(endpoint: "healthz" | "livez" | "readyz"): HealthCheck[] {
     const checks: HealthCheck[] = [
       { name: "ping", check: async () => true },
       { name: "log", check: async () => true },
     ];
-    if (endpoint !== "livez") checks.push({ name: "etcd", check: () => this.#storeAnswers() });
+    checks.push({ name: "etcd", check: () => this.#storeAnswers() });
     checks.push({
       name: "poststarthook/start-namespace-lifecycle",
       check:
