@@ -336,10 +336,9 @@ function setDefault(target: Record<string, unknown>, key: string, value: unknown
 function defaultPullPolicy(image: string): string {
   if (image === "") return "IfNotPresent";
   const lastSegment = image.slice(image.lastIndexOf("/") + 1);
-  const withoutDigest = lastSegment.split("@")[0] ?? "";
   if (lastSegment.includes("@")) return "IfNotPresent";
-  const colon = withoutDigest.lastIndexOf(":");
-  const tag = colon >= 0 ? withoutDigest.slice(colon + 1) : "";
+  const colon = lastSegment.lastIndexOf(":");
+  const tag = colon >= 0 ? lastSegment.slice(colon + 1) : "";
   return tag === "" || tag === "latest" ? "Always" : "IfNotPresent";
 }
 
