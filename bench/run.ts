@@ -32,7 +32,7 @@ console.log(
 
 console.log(`\nvalidation plus defaulting vs JSON.parse of the same bytes (target ≤3x)`);
 for (const c of validationCases()) {
-  const r = runValidation(c, quick ? 500 : 2000, quick ? 3 : 7);
+  const r = runValidation(c, quick ? 1000 : 2000, quick ? 3 : 7);
   console.log(
     `${r.name.padEnd(40)} validate ${(r.validateNs / 1000).toFixed(1).padStart(7)} µs   parse ${(r.parseNs / 1000).toFixed(1).padStart(7)} µs   ${r.ratio.toFixed(2)}x ${r.ratio <= 3 ? "ok" : "OVER"}`,
   );

@@ -49,6 +49,10 @@ describe("field schemas", () => {
     expect(decoded).not.toBe(loose);
     expect(decoded).toEqual({ cpu: "100m", memory: "1024" });
     expect(loose).toEqual({ cpu: "0.1", memory: 1024 });
+    const frozen = Object.freeze({ app: "web" });
+    const thawed = stringMap().parse(frozen);
+    expect(thawed).not.toBe(frozen);
+    expect(Object.isFrozen(thawed)).toBe(false);
   });
 
   it("mapOf() reports a bad value at its key and drops a __proto__ key", () => {

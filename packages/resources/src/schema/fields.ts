@@ -81,14 +81,17 @@ export function bytes(): z.ZodType<string, string> {
 // itself (the common case: strings, canonical quantities); the copy a record makes would buy
 // nothing, and labels, annotations, ConfigMap data and resource lists are in nearly every body.
 // It is a record for everything else (JSON Schema, OpenAPI, clones). A changed value, an issue,
-// an async value or a `__proto__` key takes the record's own copying path.
+// an async value, a frozen map or a `__proto__` key takes the record's own copying path.
 const ZodInPlaceRecord = z.core.$constructor("ZodInPlaceRecord", (inst: z.ZodRecord, def: z.core.$ZodRecordDef) => {
   z.ZodRecord.init(inst, def);
   const copying = inst._zod.parse;
   const values = def.valueType._zod;
   inst._zod.parse = (payload, ctx) => {
     const input = payload.value;
-    if (typeof input !== "object" || input === null || Object.getPrototypeOf(input) !== Object.prototype) return copying(payload, ctx);
+    // A frozen map (a stored value passed through a patch) is copied: strategies may edit the result.
+    if (typeof input !== "object" || input === null || Object.getPrototypeOf(input) !== Object.prototype || Object.isFrozen(input)) {
+      return copying(payload, ctx);
+    }
     for (const key in input) {
       const value = (input as Record<string, unknown>)[key];
       if (key === "__proto__") return copying(payload, ctx);
