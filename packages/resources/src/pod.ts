@@ -538,16 +538,19 @@ function validateResources(resources: unknown, path: FieldPath): FieldError[] {
   const errors: FieldError[] = [];
   const limits = record(r["limits"]) ?? {};
   const requests = record(r["requests"]) ?? {};
-  for (const [k, v] of Object.entries(limits)) {
-    const at = path.child("limits").key(k);
-    errors.push(...validateContainerResourceName(k, at), ...validateNonNegativeQuantity(v, at));
+  const limitsPath = path.child("limits");
+  const requestsPath = path.child("requests");
+  for (const k in limits) {
+    const at = limitsPath.key(k);
+    errors.push(...validateContainerResourceName(k, at), ...validateNonNegativeQuantity(limits[k], at));
   }
-  for (const [k, v] of Object.entries(requests)) {
-    const at = path.child("requests").key(k);
+  for (const k in requests) {
+    const at = requestsPath.key(k);
+    const v = requests[k];
     errors.push(...validateContainerResourceName(k, at), ...validateNonNegativeQuantity(v, at));
     const request = quantityOf(v);
-    const limit = quantityOf(limits[k]);
     if (!request) continue;
+    const limit = quantityOf(limits[k]);
     const overcommit = !k.startsWith("hugepages-");
     if (limit) {
       if (!overcommit && request.cmp(limit) !== 0) {
@@ -556,7 +559,7 @@ function validateResources(resources: unknown, path: FieldPath): FieldError[] {
         errors.push(invalidField(at, request.toString(), `must be less than or equal to ${k} limit of ${limit.toString()}`));
       }
     } else if (!overcommit) {
-      errors.push(requiredField(path.child("limits").key(k), "Limit must be set for non overcommitable resources"));
+      errors.push(requiredField(limitsPath.key(k), "Limit must be set for non overcommitable resources"));
     }
   }
   return errors;
