@@ -36,6 +36,7 @@ import {
 import type { ActionSubresource, ResourceType, ResourceVersion, StrategyContext } from "@orch/resources";
 import { typeInfoOf, updateManagedFields, type JSONObject, type TypeNode } from "@orch/merge";
 import { deepFreeze, type Clock, type Entry, type Store } from "@orch/store";
+import { sameJSON } from "./same-json.js";
 import { mutableCopy, objectKey, wireObject, type ServedResource } from "./served-resource.js";
 import { successStatus } from "./responses.js";
 
@@ -92,12 +93,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Everything outside `metadata` and `status`, for generation tracking. */
-function specOf(object: APIObject): string {
-  const rest: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(object)) if (k !== "metadata" && k !== "status" && k !== "apiVersion" && k !== "kind") rest[k] = v;
-  return JSON.stringify(rest);
-}
+/** What generation tracking leaves out: a change anywhere else is a spec change. */
+const notSpec: ReadonlySet<string> = new Set(["metadata", "status", "apiVersion", "kind"]);
 
 
 function stripResourceVersion(object: APIObject): APIObject {
@@ -289,7 +286,7 @@ export class ObjectStore {
       }
       const next = this.track(served, current, this.prepareUpdate(served, object, current, opts.subresource ?? ""), opts);
       const stored = stripResourceVersion(next);
-      if (JSON.stringify(stored) === JSON.stringify(entry.value)) return { code: 200, body: current };
+      if (sameJSON(stored, entry.value)) return { code: 200, body: current };
       if (opts.dryRun) return { code: 200, body: next };
       try {
         const written = await this.writeOrFinalize(key, stored, entry);
@@ -329,7 +326,7 @@ export class ObjectStore {
     const strategy = served.type.strategy;
     strategy?.defaults?.(object, ctx);
     meta.generation = oldMeta.generation ?? 1;
-    if ((strategy?.tracksGeneration ?? true) && specOf(object) !== specOf(old)) meta.generation += 1;
+    if ((strategy?.tracksGeneration ?? true) && !sameJSON(object, old, notSpec)) meta.generation += 1;
     const kindErrors =
       subresource === "status" && strategy?.validateStatusUpdate
         ? strategy.validateStatusUpdate(object, old, ctx)
@@ -487,7 +484,7 @@ export class ObjectStore {
         const code = options.propagationPolicy === "Foreground" ? 202 : 200;
         if (options.dryRun) return { code, body: served.type.strategy?.deleteReturnsObject === false ? successStatus(details, code) : next };
         try {
-          const written = JSON.stringify(stripResourceVersion(next)) === JSON.stringify(entry.value)
+          const written = sameJSON(stripResourceVersion(next), entry.value)
             ? current
             : wireObject(await this.store.update(key, deepFreeze(stripResourceVersion(next)), entry.modRevision));
           return { code, body: served.type.strategy?.deleteReturnsObject === false ? successStatus(details, code) : written };
