@@ -334,13 +334,10 @@ export {
   runtimeClassSchedulingSchema,
   runtimeClassType,
   runtimeClassV1Schema,
-  taintEffects,
-  tolerationOperators,
-  tolerationSchema,
   validateRuntimeClass,
   validateRuntimeClassUpdate,
-  validateTolerations,
 } from "./runtime-class.js";
+export { taintEffects, tolerationOperators, tolerationSchema, validateTolerations } from "./internal/workloads-common.js";
 export {
   serviceAccountSecretsCell,
   serviceAccountType,

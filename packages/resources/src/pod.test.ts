@@ -188,6 +188,7 @@ describe("Pod", () => {
     ["a bad dnsPolicy", pod({ dnsPolicy: "Google" }), [{ field: "spec.dnsPolicy", type: "FieldValueNotSupported" }]],
     ["activeDeadlineSeconds 0", pod({ activeDeadlineSeconds: 0 }), [{ field: "spec.activeDeadlineSeconds", type: "FieldValueInvalid" }]],
     ["a toleration with value and Exists", pod({ tolerations: [{ key: "k", operator: "Exists", value: "v" }] }), [{ field: "spec.tolerations[0].operator", type: "FieldValueInvalid" }]],
+    ["a toleration value that is no label value (reported on operator, as the reference)", pod({ tolerations: [{ key: "k", value: "a b" }] }), [{ field: "spec.tolerations[0].operator", type: "FieldValueInvalid" }]],
     ["tolerationSeconds without NoExecute", pod({ tolerations: [{ key: "k", value: "v", effect: "NoSchedule", tolerationSeconds: 5 }] }), [{ field: "spec.tolerations[0].effect", type: "FieldValueInvalid" }]],
   ])("refuses %s", (_what, object, expected) => {
     expect(causes(check(object))).toEqual(expected);

@@ -10,12 +10,10 @@ import {
   duplicateField,
   invalidField,
   listType,
-  notSupportedField,
   parseQuantity,
   requiredField,
   validateDNS1123Label,
   validateLabels,
-  validateLabelValue,
   validateQualifiedName,
   type APIObject,
   type FieldError,
@@ -23,23 +21,10 @@ import {
 import { z } from "zod";
 import { immutable, quantity } from "./internal/cluster-rules.js";
 import { record, str } from "./internal/rules.js";
+import { tolerationSchema, validateTolerations } from "./internal/workloads-common.js";
 import type { ResourceType } from "./resource-type.js";
-import { int64, named, stringMap } from "./schema/fields.js";
+import { named, stringMap } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
-
-/** `Toleration` (core): tolerates taints matching `key`, `operator`, `value` and `effect`. */
-export const tolerationSchema = named(
-  z
-    .object({
-      effect: z.string().optional().describe("The taint effect to match: NoSchedule, PreferNoSchedule or NoExecute; empty matches all."),
-      key: z.string().optional().describe("The taint key that the toleration applies to; empty means all keys (operator must be Exists)."),
-      operator: z.string().optional().describe("Exists or Equal (the default when empty)."),
-      tolerationSeconds: int64().optional().describe("For NoExecute only: how long the pod stays bound after the taint appears; unset is forever."),
-      value: z.string().optional().describe("The taint value to match; empty with operator Exists."),
-    })
-    .meta({ description: "The pod this Toleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>." }),
-  "api.core.v1.Toleration",
-);
 
 /** `Overhead`: the resources a pod of this class costs beyond its containers. */
 export const overheadSchema = named(
@@ -71,10 +56,6 @@ export const runtimeClassV1Schema = kindSchema({
   scheduling: runtimeClassSchedulingSchema.optional().describe("Scheduling holds the scheduling constraints of pods running with this RuntimeClass."),
 }).meta({ description: "RuntimeClass defines a class of container runtime supported in the cluster.", required: ["handler"] });
 
-/** The supported toleration operators, in the reference's order. */
-export const tolerationOperators = ["Equal", "Exists"] as const;
-/** The supported taint effects, in the reference's order. */
-export const taintEffects = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
 
 const standardContainerResources = new Set(["cpu", "memory", "ephemeral-storage"]);
 
@@ -98,40 +79,16 @@ function validateResourceList(map: Record<string, unknown>, path: FieldPath): Fi
 }
 
 /**
- * The core toleration rules for `tolerations` at `path` (`scheduling.tolerations`): a key is a
- * qualified name; an empty key needs operator `Exists`; `tolerationSeconds` needs effect
- * `NoExecute`; with `Equal` (or empty) the value is a label value, with `Exists` it is empty;
- * other operators and effects are not supported; entries equal in key, operator, value and
- * effect are duplicates.
+ * The rule RuntimeClass adds to the core toleration rules: entries equal in key, operator, value
+ * and effect are duplicates.
  */
-export function validateTolerations(tolerations: readonly unknown[], path: FieldPath): FieldError[] {
+function validateUniqueTolerations(tolerations: readonly unknown[], path: FieldPath): FieldError[] {
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   tolerations.forEach((entry, i) => {
     const t = record(entry) ?? {};
-    const at = path.index(i);
-    const key = str(t["key"]);
-    const operator = str(t["operator"]);
-    const value = str(t["value"]);
-    const effect = str(t["effect"]);
-    if (key !== "") errors.push(...validateQualifiedName(key, at.child("key")));
-    if (key === "" && operator !== "Exists") {
-      errors.push(invalidField(at.child("operator"), operator, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
-    }
-    if (t["tolerationSeconds"] !== undefined && effect !== "NoExecute") {
-      errors.push(invalidField(at.child("effect"), effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"));
-    }
-    if (operator === "Equal" || operator === "") {
-      const messages = validateLabelValue(value, at.child("operator")).map((e) => e.detail);
-      if (messages.length) errors.push(invalidField(at.child("operator"), value, messages.join(";")));
-    } else if (operator === "Exists") {
-      if (value !== "") errors.push(invalidField(at.child("operator"), t, "value must be empty when `operator` is 'Exists'"));
-    } else {
-      errors.push(notSupportedField(at.child("operator"), operator, tolerationOperators));
-    }
-    if (effect !== "" && !(taintEffects as readonly string[]).includes(effect)) errors.push(notSupportedField(at.child("effect"), effect, taintEffects));
-    const identity = JSON.stringify([key, operator, value, effect]);
-    if (seen.has(identity)) errors.push(duplicateField(at, t));
+    const identity = JSON.stringify([str(t["key"]), str(t["operator"]), str(t["value"]), str(t["effect"])]);
+    if (seen.has(identity)) errors.push(duplicateField(path.index(i), t));
     seen.add(identity);
   });
   return errors;
@@ -140,7 +97,7 @@ export function validateTolerations(tolerations: readonly unknown[], path: Field
 /**
  * The RuntimeClass rules beyond metadata: `handler` required and a DNS label,
  * `overhead.podFixed` resource names and non-negative quantities, `scheduling.nodeSelector`
- * label rules, `scheduling.tolerations` as {@link validateTolerations}.
+ * label rules, `scheduling.tolerations` by the core toleration rules and without duplicates.
  */
 export function validateRuntimeClass(object: APIObject): FieldError[] {
   const errors: FieldError[] = [];
@@ -155,7 +112,9 @@ export function validateRuntimeClass(object: APIObject): FieldError[] {
     const selector = record(scheduling["nodeSelector"]) as Record<string, string> | undefined;
     errors.push(...validateLabels(selector, path.child("nodeSelector")));
     const tolerations = scheduling["tolerations"];
-    if (Array.isArray(tolerations)) errors.push(...validateTolerations(tolerations, path.child("tolerations")));
+    if (Array.isArray(tolerations)) {
+      errors.push(...validateTolerations(tolerations, path.child("tolerations")), ...validateUniqueTolerations(tolerations, path.child("tolerations")));
+    }
   }
   return errors;
 }

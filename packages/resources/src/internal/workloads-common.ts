@@ -90,7 +90,16 @@ export function validateTaintEffect(effect: string, allowEmpty: boolean, path: P
   return [];
 }
 
-/** The reference's `ValidateTolerations` for the list at `path` (`spec.tolerations`). */
+/** The supported toleration operators, in the reference's order. */
+export const tolerationOperators = ["Equal", "Exists"] as const;
+
+/**
+ * The reference's core `ValidateTolerations` for the list at `path` (`spec.tolerations`,
+ * `scheduling.tolerations`): a key is a qualified name; an empty key needs operator `Exists`;
+ * `tolerationSeconds` needs effect `NoExecute`; with `Equal` (or empty) the value is a label
+ * value (reported on `operator`, as the reference does), with `Exists` it is empty; other
+ * operators and effects are not supported.
+ */
 export function validateTolerations(list: unknown, path: FieldPath): FieldError[] {
   const errors: FieldError[] = [];
   if (!Array.isArray(list)) return errors;
@@ -100,25 +109,28 @@ export function validateTolerations(list: unknown, path: FieldPath): FieldError[
     const key = str(t["key"]);
     const operator = str(t["operator"]);
     const value = str(t["value"]);
+    const effect = str(t["effect"]);
     if (key !== "") errors.push(...validateQualifiedName(key, at.child("key")));
     if (key === "" && operator !== "Exists") {
       errors.push(invalidField(at.child("operator"), operator, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
     }
-    if (t["tolerationSeconds"] !== undefined && t["effect"] !== "NoExecute") {
-      errors.push(invalidField(at.child("effect"), str(t["effect"]), "effect must be 'NoExecute' when `tolerationSeconds` is set"));
+    if (t["tolerationSeconds"] !== undefined && effect !== "NoExecute") {
+      errors.push(invalidField(at.child("effect"), effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"));
     }
     switch (operator) {
       case "":
-      case "Equal":
-        errors.push(...validateLabelValue(value, at.child("value")));
+      case "Equal": {
+        const messages = validateLabelValue(value, at.child("operator")).map((e) => e.detail);
+        if (messages.length) errors.push(invalidField(at.child("operator"), value, messages.join(";")));
         break;
+      }
       case "Exists":
-        if (value !== "") errors.push(invalidField(at.child("operator"), value, "value must be empty when `operator` is 'Exists'"));
+        if (value !== "") errors.push(invalidField(at.child("operator"), t, "value must be empty when `operator` is 'Exists'"));
         break;
       default:
-        errors.push(notSupportedField(at.child("operator"), operator, ["Equal", "Exists"]));
+        errors.push(notSupportedField(at.child("operator"), operator, tolerationOperators));
     }
-    if (t["effect"] !== undefined) errors.push(...validateTaintEffect(str(t["effect"]), true, at.child("effect")));
+    errors.push(...validateTaintEffect(effect, true, at.child("effect")));
   });
   return errors;
 }
