@@ -73,6 +73,7 @@ export {
 export {
   ResourceRegistry,
   actionKindOf,
+  subresourceVerbsOf,
   builtinResources,
   compareVersions,
   resolveGroup,

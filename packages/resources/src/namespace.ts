@@ -188,7 +188,7 @@ export const namespaceType: ResourceType = {
     validate: (object, ctx) => validateNamespace(object, ctx),
     validateStatusUpdate: (object) => validateNamespaceStatusUpdate(object),
     subresourceStrategies: {
-      finalize: { prepareForUpdate: prepareForFinalize, validateUpdate: (object, _old, ctx) => validateNamespaceFinalize(object, ctx) },
+      finalize: { verbs: ["update"], prepareForUpdate: prepareForFinalize, validateUpdate: (object, _old, ctx) => validateNamespaceFinalize(object, ctx) },
     },
     selectableFields: (object) => ({ "status.phase": str(record(object["status"])?.["phase"]), name: object.metadata?.name ?? "" }),
     selectableFieldNames: ["status.phase", "name"],

@@ -65,6 +65,17 @@ export function actionKindOf(action: ActionSubresource, domain: string): GroupVe
   return { ...parseAPIVersion(resolveGroup(action.apiVersion, domain)), kind: action.kind };
 }
 
+/**
+ * The verbs sub-resource `sub` of `type` answers: `create` for an action (`pods/eviction`), the
+ * verbs its strategy names (Namespace `finalize`: `update`), else `get`, `patch` and `update`
+ * (`status`), sorted as discovery lists them.
+ */
+export function subresourceVerbsOf(type: ResourceType, sub: string): string[] {
+  const strategy = type.strategy;
+  if (strategy?.actions?.[sub]) return ["create"];
+  return [...(strategy?.subresourceStrategies?.[sub]?.verbs ?? ["get", "update", "patch"])].sort();
+}
+
 const versionPattern = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
 
 /**

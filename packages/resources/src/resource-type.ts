@@ -103,6 +103,11 @@ export interface ActionResult {
 
 /** What a strategy does for a write to one sub-resource other than `status` (`finalize`, ...). */
 export interface SubresourceStrategy {
+  /**
+   * The verbs the sub-resource answers; by default `get`, `update` and `patch`. Namespace
+   * `finalize` is `["update"]`, as the reference serves it (PUT only).
+   */
+  verbs?: readonly ("get" | "update" | "patch")[];
   /** Keeps of `old` what a write to this sub-resource may not change. */
   prepareForUpdate?(object: APIObject, old: APIObject, ctx: StrategyContext): void;
   /** Rules of such a write beyond `validateObjectMetaUpdate`, as field errors. */

@@ -124,6 +124,28 @@ describe("APIServer: REST verbs", () => {
     }
   });
 
+  it("answers each sub-resource's own verbs only: finalize is PUT, an action is POST, status is GET/PUT/PATCH", async () => {
+    const server = newServer();
+    await call(server, "POST", "/api/v1/namespaces/default/pods", { metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "i" }] } });
+    const merge = { "content-type": "application/merge-patch+json" };
+    for (const [method, url] of [
+      ["GET", "/api/v1/namespaces/default/finalize"],
+      ["PATCH", "/api/v1/namespaces/default/finalize"],
+      ["DELETE", "/api/v1/namespaces/default/finalize"],
+      ["GET", "/api/v1/namespaces/default/pods/p/eviction"],
+      ["PUT", "/api/v1/namespaces/default/pods/p/binding"],
+      ["PATCH", "/api/v1/namespaces/default/pods/p/eviction"],
+      ["DELETE", "/api/v1/namespaces/default/status"],
+      ["POST", "/api/v1/namespaces/default/pods/p/status"],
+    ] as const) {
+      const res = await call(server, method, url, {}, merge);
+      expect(res.status, `${method} ${url}`).toBe(405);
+      expect(res.json).toMatchObject({ kind: "Status", reason: "MethodNotAllowed" });
+    }
+    expect((await call(server, "GET", "/api/v1/namespaces/default/pods/p/status")).status).toBe(200);
+    expect((await call(server, "GET", "/api/v1/namespaces/default/pods/p")).json.metadata.name).toBe("p");
+  });
+
   it("runs the whole pipeline under dryRun=All and persists nothing", async () => {
     const server = newServer();
     const res = await call(server, "POST", "/api/v1/namespaces/default/configmaps?dryRun=All", cm("dry"));

@@ -295,7 +295,7 @@ export class APIServer {
       // Only requests for resources need the store: discovery, /version and OpenAPI are served
       // before the start-up is done (and while the store does not answer).
       await this.ready();
-      if (served.type.resource === "namespaces" && info.verb === "delete") this.#namespaces.guardDelete(info.name);
+      if (served.type.resource === "namespaces" && info.verb === "delete" && !info.subresource) this.#namespaces.guardDelete(info.name);
       if (served.type.resource === "namespaces" && info.verb === "deletecollection") throw methodNotAllowed(served.qualifiedResource, "deletecollection");
       return await serveRest(this.#rest, served, info, request, parsed.query);
     } catch (error) {

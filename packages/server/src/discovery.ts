@@ -3,7 +3,7 @@
  * the aggregated form (`as=APIGroupDiscoveryList`) that kubectl asks for first.
  * @module
  */
-import { actionKindOf, type Verb } from "@orch/resources";
+import { actionKindOf, subresourceVerbsOf, type Verb } from "@orch/resources";
 import { parseMediaType } from "./negotiation.js";
 import type { ServedResource } from "./served-resource.js";
 
@@ -14,10 +14,6 @@ export function verbsOf(served: ServedResource): string[] {
   return [...(served.type.verbs ?? allVerbs)].sort();
 }
 
-function subresourceVerbs(served: ServedResource, sub: string): string[] {
-  if (served.type.strategy?.actions?.[sub]) return ["create"];
-  return sub === "finalize" ? ["update"] : ["get", "patch", "update"];
-}
 
 /**
  * The group, version and kind a sub-resource takes and answers with: the action's body kind for
@@ -104,7 +100,7 @@ export function apiResourceList(resources: readonly ServedResource[], group: str
     for (const sub of r.type.subresources ?? []) {
       const gvk = subresourceKind(r, sub, domain);
       const other = gvk.group !== group || gvk.version !== version ? { group: gvk.group, version: gvk.version } : {};
-      list.push({ name: `${r.type.resource}/${sub}`, singularName: "", namespaced: r.namespaced, ...other, kind: gvk.kind, verbs: subresourceVerbs(r, sub) });
+      list.push({ name: `${r.type.resource}/${sub}`, singularName: "", namespaced: r.namespaced, ...other, kind: gvk.kind, verbs: subresourceVerbsOf(r.type, sub) });
     }
   }
   return { kind: "APIResourceList", apiVersion: "v1", groupVersion: groupVersion(group, version), resources: list };
@@ -148,7 +144,7 @@ export function aggregatedDiscovery(resources: readonly ServedResource[], legacy
             item.subresources = r.type.subresources.map((sub) => ({
               subresource: sub,
               responseKind: subresourceKind(r, sub, domain),
-              verbs: subresourceVerbs(r, sub),
+              verbs: subresourceVerbsOf(r.type, sub),
             }));
           }
           return item;

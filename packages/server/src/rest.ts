@@ -19,6 +19,7 @@ import {
 import { hasProtobufCodec } from "@orch/protobuf";
 import { listChunk, openWatch, planRead, readOne, type WatchStreamEvent } from "@orch/list";
 import type { Clock, Entry, Store } from "@orch/store";
+import { subresourceVerbsOf } from "@orch/resources";
 import type { APIRequest, APIResponse } from "./api-request.js";
 import { decodeUTF8, negotiate, parseMediaType, parseYAMLBody, readObjectBody, type Negotiated } from "./negotiation.js";
 import { apply, defaultFieldManager, validateFieldManager, type JSONObject } from "@orch/merge";
@@ -235,6 +236,9 @@ export async function serveResource(ctx: RestContext, served: ServedResource, in
   const pretty = isTrue(query.get("pretty"));
   const subresources = served.type.subresources ?? [];
   if (info.subresource && !subresources.includes(info.subresource)) noSuchResource();
+  // An action sub-resource (pods/eviction, serviceaccounts/token) is only ever created; others
+  // answer the verbs their strategy names.
+  if (info.subresource && !subresourceVerbsOf(served.type, info.subresource).includes(info.verb)) throw methodNotAllowed(served.qualifiedResource, info.verb);
   const verbs = served.type.verbs;
   if (verbs && !verbs.includes(info.verb)) throw methodNotAllowed(served.qualifiedResource, info.verb);
   const namespace = served.namespaced ? info.namespace : "";

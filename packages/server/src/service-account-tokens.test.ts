@@ -110,6 +110,43 @@ describe("POST serviceaccounts/{name}/token", () => {
     return { server, clock, publicKey: pair.publicKey, uid: sa.json.metadata.uid as string };
   }
 
+  it("answers every malformed TokenRequest with a 4xx Status, never a 500", async () => {
+    const { server } = await setup();
+    const bodies: unknown[] = [
+      "",
+      "{",
+      "[]",
+      "null",
+      "42",
+      { spec: "x" },
+      { spec: { expirationSeconds: "abc" } },
+      { spec: { expirationSeconds: -1 } },
+      { spec: { expirationSeconds: 1e300 } },
+      { spec: { expirationSeconds: 600.5 } },
+      { spec: { audiences: "a" } },
+      { spec: { audiences: [1] } },
+      { spec: { boundObjectRef: { kind: "Pod" } } },
+      { spec: { boundObjectRef: { kind: "Pod", name: "nope" } } },
+      { spec: { boundObjectRef: { kind: "Secret", name: "s", apiVersion: "v2" } } },
+      { spec: { boundObjectRef: { kind: "Node", name: "n", uid: 5 } } },
+      { apiVersion: "v1", kind: "Pod" },
+      { metadata: { name: "other" } },
+      { metadata: { namespace: "elsewhere" } },
+    ];
+    for (const body of bodies) {
+      for (const url of [`${accounts}/builder/token`, `${accounts}/missing/token`, "/api/v1/namespaces/absent/serviceaccounts/builder/token"]) {
+        const res = await call(server, "POST", url, body);
+        expect(res.status, `${JSON.stringify(body)} to ${url}: ${JSON.stringify(res.json)}`).toBeGreaterThanOrEqual(400);
+        expect(res.status).toBeLessThan(500);
+        expect(res.json).toMatchObject({ kind: "Status", status: "Failure", code: res.status });
+      }
+    }
+    for (const method of ["GET", "PUT", "PATCH", "DELETE"]) {
+      const res = await call(server, method, `${accounts}/builder/token`, {});
+      expect(res.status, method).toBe(405);
+    }
+  });
+
   it("does not generate a key when the server is built", () => {
     const generate = vi.spyOn(crypto.subtle, "generateKey");
     const server = new APIServer();
