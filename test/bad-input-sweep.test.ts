@@ -82,3 +82,49 @@ it("answers malformed bodies and wrong verbs on every resource with a 4xx Status
   }
   expect(requests).toBeGreaterThan(5000);
 }, 120_000);
+
+it("answers bad query parameters on every list and watch with a 4xx Status, never a 5xx", async () => {
+  const server = new APIServer();
+  await server.ready();
+  const get = async (url: string) => server.handle({ method: "GET", url, headers: new Headers() });
+  const discover = async (url: string) => JSON.parse(String((await get(url)).body)) as Record<string, unknown>;
+  const bases = ["/api/v1"];
+  for (const g of (await discover("/apis")).groups as { preferredVersion: { groupVersion: string } }[]) bases.push(`/apis/${g.preferredVersion.groupVersion}`);
+  const queries = [
+    "resourceVersion=abc",
+    "resourceVersion=-1",
+    "resourceVersion=99999999999999999999",
+    "resourceVersion=0&resourceVersionMatch=Nope",
+    "resourceVersionMatch=Exact",
+    "limit=-5",
+    "limit=abc",
+    "limit=1e3",
+    "continue=garbage",
+    "continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ",
+    "labelSelector=a%20in%20(",
+    "labelSelector=%21%21",
+    "fieldSelector=nope%3D1",
+    "fieldSelector=metadata.name%3D%3D%3Dx",
+    "watch=1&timeoutSeconds=abc",
+    "watch=1&resourceVersion=abc",
+    "watch=1&allowWatchBookmarks=maybe&timeoutSeconds=0",
+    "watch=1&sendInitialEvents=true",
+    "pretty=yes&limit=x",
+  ];
+  let requests = 0;
+  for (const base of bases) {
+    for (const r of (await discover(base)).resources as { name: string; namespaced: boolean; verbs: string[] }[]) {
+      if (r.name.includes("/") || !r.verbs.includes("list")) continue;
+      for (const prefix of r.namespaced ? [`${base}/namespaces/default`, base] : [base]) {
+        for (const query of queries) {
+          const res = await get(`${prefix}/${r.name}?${query}`);
+          requests++;
+          if (res.stream) await res.stream[Symbol.asyncIterator]().return?.();
+          if (res.status >= 500) expect.fail(`GET ${prefix}/${r.name}?${query}: ${res.status} ${String(res.body)}`);
+          if (res.status >= 400) expect(JSON.parse(String(res.body))).toMatchObject({ kind: "Status", status: "Failure", code: res.status });
+        }
+      }
+    }
+  }
+  expect(requests).toBeGreaterThan(500);
+}, 60_000);
