@@ -84,15 +84,18 @@ describe("kubectl against orch-apiserver (default domain, core group)", () => {
     expect(lines.at(-1)).toBe("readyz check passed");
   });
 
-  it("get namespaces: the built-in namespaces, with their ages", async () => {
-    // kubectl asks for a meta.k8s.io Table; a server of domain orch.io serves meta.orch.io Tables
-    // only, so kubectl falls back to the plain list and prints its own NAME/AGE columns.
+  it("get namespaces: the built-in namespaces in the server's Table, NAME STATUS AGE", async () => {
+    // kubectl asks for a meta.k8s.io Table; a server of domain orch.io answers one too (its own
+    // groups stay orch.io), so kubectl prints the server's columns.
     const res = await kubectl(["get", "namespaces"]);
     expect(res.code).toBe(0);
     const rows = table(res.stdout);
-    expect(rows[0]).toEqual(["NAME", "AGE"]);
+    expect(rows[0]).toEqual(["NAME", "STATUS", "AGE"]);
     expect(rows.slice(1).map((r) => r[0])).toEqual(["default", "orch-public", "orch-system"]);
-    for (const row of rows.slice(1)) expect(row[1]).toMatch(age);
+    for (const row of rows.slice(1)) {
+      expect(row[1]).toBe("Active");
+      expect(row[2]).toMatch(age);
+    }
   });
 
   it("create -f: downloads OpenAPI v3, then creates with fieldValidation=Strict; get -o json and -o yaml show it", async () => {
@@ -193,7 +196,8 @@ describe("kubectl against orch-apiserver (default domain, core group)", () => {
     const res = await watching;
     expect(res.code).toBe(0);
     const rows = table(res.stdout);
-    expect(rows[0]).toEqual(["EVENT", "NAME", "AGE"]);
+    // The server's Table columns (ConfigMap: DATA), as watch events of Table rows.
+    expect(rows[0]).toEqual(["EVENT", "NAME", "DATA", "AGE"]);
     expect(rows.slice(1).map((r) => [r[0], r[1]])).toEqual([
       ["ADDED", "w0"],
       ["ADDED", "w"],

@@ -292,6 +292,21 @@ describe("APIServer: lists and watches", () => {
     const notAcceptable = await call(server, "GET", "/api/v1/namespaces/default/configmaps", undefined, { accept: "application/vnd.orch.protobuf" });
     expect(notAcceptable.status).toBe(406);
   });
+
+  it("answers a meta.k8s.io Table to the reference's clients, and a meta.orch.io one to ours", async () => {
+    const server = newServer();
+    await call(server, "POST", "/api/v1/namespaces/default/configmaps", cm("t", { a: "1" }));
+    for (const group of ["meta.k8s.io", "meta.orch.io"]) {
+      const res = await call(server, "GET", "/api/v1/namespaces/default/configmaps?includeObject=Metadata", undefined, {
+        accept: `application/json;as=Table;v=v1;g=${group},application/json`,
+      });
+      expect(res.headers.get("content-type")).toBe(`application/json;as=Table;v=v1;g=${group}`);
+      expect(res.json).toMatchObject({ kind: "Table", apiVersion: `${group}/v1` });
+      expect(res.json.rows[0].object).toMatchObject({ kind: "PartialObjectMetadata", apiVersion: `${group}/v1` });
+    }
+    const other = await call(server, "GET", "/api/v1/namespaces/default/configmaps", undefined, { accept: "application/json;as=Table;v=v1;g=meta.example.com" });
+    expect(other.status).toBe(406);
+  });
 });
 
 describe("APIServer: namespaces", () => {

@@ -41,6 +41,12 @@ export type Representation = "json" | "yaml" | "table" | "protobuf";
 export interface Negotiated {
   representation: Representation;
   contentType: string;
+  /**
+   * For a Table: the domain of the `meta` group it is asked in. The server's own, or `k8s.io`:
+   * the reference's clients (kubectl) ask for `meta.k8s.io` Tables whatever the server's domain,
+   * and get them, so they print the server's columns.
+   */
+  metaDomain?: string;
 }
 
 /**
@@ -61,12 +67,13 @@ export function negotiate(accept: string | null, domain: string, allowTable: boo
       if (
         allowTable &&
         params.as === "Table" &&
-        (params.g === `meta.${domain}` || params.g === undefined) &&
+        (params.g === `meta.${domain}` || params.g === "meta.k8s.io" || params.g === undefined) &&
         (params.v === "v1" || params.v === "v1beta1" || params.v === undefined) &&
         type === "application" &&
         subtype === "json"
       ) {
-        return { representation: "table", contentType: `application/json;as=Table;v=${params.v ?? "v1"};g=meta.${domain}` };
+        const metaDomain = params.g === "meta.k8s.io" ? "k8s.io" : domain;
+        return { representation: "table", contentType: `application/json;as=Table;v=${params.v ?? "v1"};g=meta.${metaDomain}`, metaDomain };
       }
       continue;
     }

@@ -271,7 +271,7 @@ export async function serveResource(ctx: RestContext, served: ServedResource, in
       if (!entry) throw notFoundError(served.qualifiedResource, info.name);
       const object = presentObject(served, wireObject(entry));
       if (negotiated.representation === "table") {
-        return encode(200, renderTable(served, [object], { resourceVersion: object.metadata.resourceVersion ?? "" }, parseIncludeObject(query.get("includeObject")), ctx.domain, ctx.clock.now()));
+        return encode(200, renderTable(served, [object], { resourceVersion: object.metadata.resourceVersion ?? "" }, parseIncludeObject(query.get("includeObject")), negotiated.metaDomain ?? ctx.domain, ctx.clock.now()));
       }
       return encode(200, new EncodedJSON(presentJSON(served, entry), () => object));
     }
@@ -289,7 +289,7 @@ export async function serveResource(ctx: RestContext, served: ServedResource, in
       if (chunk.continue) metadata.continue = chunk.continue;
       if (chunk.remainingItemCount !== undefined) metadata.remainingItemCount = chunk.remainingItemCount;
       if (negotiated.representation === "table") {
-        return encode(200, renderTable(served, chunk.entries.map((e) => presentObject(served, wireObject(e))), metadata, parseIncludeObject(query.get("includeObject")), ctx.domain, ctx.clock.now()));
+        return encode(200, renderTable(served, chunk.entries.map((e) => presentObject(served, wireObject(e))), metadata, parseIncludeObject(query.get("includeObject")), negotiated.metaDomain ?? ctx.domain, ctx.clock.now()));
       }
       const head = `{"kind":${JSON.stringify(listKind(served))},"apiVersion":${JSON.stringify(served.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
       const json = `${head}${chunk.entries.map((e) => presentJSON(served, e)).join(",")}]}`;
@@ -402,7 +402,7 @@ async function serveComputed(
   if (info.verb === "get") {
     const found = objects.find((o) => o.metadata.name === info.name);
     if (!found) throw notFoundError(served.qualifiedResource, info.name);
-    if (negotiated.representation === "table") return encode(200, renderTable(served, [found], {}, parseIncludeObject(query.get("includeObject")), ctx.domain, ctx.clock.now()));
+    if (negotiated.representation === "table") return encode(200, renderTable(served, [found], {}, parseIncludeObject(query.get("includeObject")), negotiated.metaDomain ?? ctx.domain, ctx.clock.now()));
     return encode(200, found);
   }
   if (info.verb !== "list") throw methodNotAllowed(served.qualifiedResource, info.verb);
@@ -410,7 +410,7 @@ async function serveComputed(
   const fields = parseFieldSelector(query.get("fieldSelector") ?? "");
   fields.checkSupported(new Set(["metadata.name", ...(served.type.strategy?.selectableFieldNames ?? [])]));
   const items = objects.filter((o) => labels.matches(o.metadata.labels) && fields.matches(fieldsOf(served, o)));
-  if (negotiated.representation === "table") return encode(200, renderTable(served, items, {}, parseIncludeObject(query.get("includeObject")), ctx.domain, ctx.clock.now()));
+  if (negotiated.representation === "table") return encode(200, renderTable(served, items, {}, parseIncludeObject(query.get("includeObject")), negotiated.metaDomain ?? ctx.domain, ctx.clock.now()));
   return encode(200, { kind: listKind(served), apiVersion: served.apiVersion, metadata: {}, items });
 }
 
@@ -462,7 +462,7 @@ async function watch(
       default: {
         const object = presentObject(served, wireObject(event.entry));
         if (!table) return { type: event.type, object };
-        return { type: event.type, object: renderTable(served, [object], { resourceVersion: object.metadata.resourceVersion ?? "" }, include, ctx.domain, ctx.clock.now()) as unknown as APIObject };
+        return { type: event.type, object: renderTable(served, [object], { resourceVersion: object.metadata.resourceVersion ?? "" }, include, negotiated.metaDomain ?? ctx.domain, ctx.clock.now()) as unknown as APIObject };
       }
     }
   };

@@ -1,6 +1,7 @@
 /**
- * Table output (`Accept: application/json;as=Table;g=meta.<domain>;v=v1`): Name, the kind's own
- * columns and Age, or Name and Created At for a kind without columns of its own.
+ * Table output (`Accept: application/json;as=Table;g=meta.<domain>;v=v1`, or `g=meta.k8s.io`
+ * as the reference's clients ask on any server): Name, the kind's own columns and Age, or Name
+ * and Created At for a kind without columns of its own.
  * @module
  */
 import { parseTime, type APIObject, type ListMeta, type Table, type TableColumnDefinition, type TableRow } from "@orch/meta";
