@@ -2,7 +2,8 @@
  * The ServiceAccount `token` sub-resource over real HTTPS, against the `orch-apiserver` bin:
  * `kubectl create token` under `--domain k8s.io` (signed with the serving key by default, or with
  * `--service-account-key-file`), and `@kubernetes/client-node`'s
- * `createNamespacedServiceAccountToken` under the default domain. Every token is verified here
+ * `createNamespacedServiceAccountToken` and `kubectl create token` (whose body is in the
+ * reference's `authentication.k8s.io` group) under the default domain. Every token is verified here
  * with the public half of the key the server was given.
  */
 import { createHash, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
@@ -193,15 +194,22 @@ describe("@kubernetes/client-node createNamespacedServiceAccountToken against or
     expect(Math.abs(answer.status!.expirationTimestamp.getTime() / 1000 - claims.exp!)).toBeLessThanOrEqual(1);
   });
 
-  it("takes a body without apiVersion, and refuses the reference's authentication.k8s.io/v1 with 400 under this domain", async () => {
+  it("takes a body without apiVersion, and the reference's authentication.k8s.io/v1 (answered in it); refuses another group with 400", async () => {
     const untyped = await core.createNamespacedServiceAccountToken({ name: "builder", namespace: "default", body: { spec: { audiences: [] } } });
     expect(untyped.spec?.audiences).toEqual(["https://orch.default.svc.cluster.local"]);
+    const reference = await core.createNamespacedServiceAccountToken({
+      name: "builder",
+      namespace: "default",
+      body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { audiences: ["vault"] } },
+    });
+    expect(reference.apiVersion).toBe("authentication.k8s.io/v1");
+    expect(await verified(reference.status!.token, servingKey, "https://orch.default.svc.cluster.local")).toMatchObject({ aud: ["vault"] });
     let failure: unknown;
     try {
       await core.createNamespacedServiceAccountToken({
         name: "builder",
         namespace: "default",
-        body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { audiences: [] } },
+        body: { apiVersion: "authentication.example.com/v1", kind: "TokenRequest", spec: { audiences: [] } },
       });
     } catch (error) {
       failure = error;
@@ -209,6 +217,19 @@ describe("@kubernetes/client-node createNamespacedServiceAccountToken against or
     expect(failure).toBeInstanceOf(k8s.ApiException);
     const e = failure as k8s.ApiException<string>;
     expect(e.code).toBe(400);
-    expect(JSON.parse(e.body).message).toBe("the API version in the data (authentication.k8s.io/v1) does not match the expected API version (authentication.orch.io/v1)");
+    expect(JSON.parse(e.body).message).toBe("the API version in the data (authentication.example.com/v1) does not match the expected API version (authentication.orch.io/v1)");
+  });
+
+  it("kubectl create token works against the default domain too (it sends authentication.k8s.io/v1 as protobuf)", async () => {
+    const kubectl = await kubectlFor(server);
+    try {
+      const res = await kubectl(["create", "token", "builder", "--duration=15m", "--audience=bar"]);
+      expect(res.code, res.stderr).toBe(0);
+      const claims = await verified(res.stdout.trim(), servingKey, "https://orch.default.svc.cluster.local");
+      expect(claims).toMatchObject({ aud: ["bar"], sub: "system:serviceaccount:default:builder" });
+      expect(claims.exp! - claims.iat!).toBe(900);
+    } finally {
+      await kubectl.close();
+    }
   });
 });

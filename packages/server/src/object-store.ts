@@ -408,10 +408,16 @@ export class ObjectStore {
     if (!isPlainObject(body)) throw badRequest(`the body of a ${action.kind} must be a JSON object`);
     const gvk = actionKindOf(action, this.domain);
     const apiVersion = formatAPIVersion(gvk);
+    // The reference's clients (`kubectl create token`) send the body in the reference's group on
+    // any server: it is taken, and answered in that group, as the client decodes only that.
+    const reference = formatAPIVersion(actionKindOf(action, "k8s.io"));
+    const answerIn = body.apiVersion === reference ? reference : apiVersion;
+    const answer = (result: unknown): APIObject =>
+      answerIn !== apiVersion && isPlainObject(result) && result["kind"] === action.kind ? ({ ...result, apiVersion: answerIn } as APIObject) : (result as APIObject);
     if (body.kind !== undefined && body.kind !== action.kind) {
       throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${action.kind})`);
     }
-    if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
+    if (body.apiVersion !== undefined && body.apiVersion !== apiVersion && body.apiVersion !== reference) {
       throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
     }
     const bodyType = actionBodyType(action, gvk.version);
@@ -423,14 +429,14 @@ export class ObjectStore {
       const parent = mutableCopy(wireObject(entry)) as APIObject;
       const outcome = await action.act(parent, request, this.context());
       if (Array.isArray(outcome)) throw invalid({ group: gvk.group, kind: action.kind }, name, outcome);
-      if (opts.dryRun || outcome.parent === "none") return { code: outcome.code, body: outcome.body as APIObject };
+      if (opts.dryRun || outcome.parent === "none") return { code: outcome.code, body: answer(outcome.body) };
       try {
         if (outcome.parent === "delete") await this.store.delete(key, entry.modRevision);
         else {
           const next = this.prepareUpdate(served, parent, wireObject(entry), actionName);
           await this.store.update(key, deepFreeze(stripResourceVersion(next)), entry.modRevision);
         }
-        return { code: outcome.code, body: outcome.body as APIObject };
+        return { code: outcome.code, body: answer(outcome.body) };
       } catch (error) {
         if (isConflict(error) && attempt < 16) continue;
         throw error;
