@@ -249,7 +249,7 @@ describe("POST serviceaccounts/{name}/token", () => {
     expect(res.json).toMatchObject({ reason: "NotFound", message: 'serviceaccounts "nobody" not found', details: { name: "nobody", kind: "serviceaccounts" } });
   });
 
-  it("refuses a short expiration with 422 on TokenRequest, and a body of another group with 400", async () => {
+  it("refuses a short expiration with 422 on TokenRequest, and a body of a foreign group with 400", async () => {
     const { server } = await setup();
     const short = await call(server, "POST", `${accounts}/builder/token`, { spec: { expirationSeconds: 60 } });
     expect(short.status).toBe(422);
@@ -258,9 +258,13 @@ describe("POST serviceaccounts/{name}/token", () => {
       message: 'TokenRequest.authentication.orch.io "" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes',
       details: { group: "authentication.orch.io", kind: "TokenRequest", causes: [{ field: "spec.expirationSeconds", reason: "FieldValueInvalid" }] },
     });
-    const foreign = await call(server, "POST", `${accounts}/builder/token`, { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: {} });
+    const foreign = await call(server, "POST", `${accounts}/builder/token`, { apiVersion: "authentication.example.com/v1", kind: "TokenRequest", spec: {} });
     expect(foreign.status).toBe(400);
-    expect(foreign.json.message).toBe("the API version in the data (authentication.k8s.io/v1) does not match the expected API version (authentication.orch.io/v1)");
+    expect(foreign.json.message).toBe("the API version in the data (authentication.example.com/v1) does not match the expected API version (authentication.orch.io/v1)");
+    // The reference's group is taken (its clients send nothing else) and answered in.
+    const reference = await call(server, "POST", `${accounts}/builder/token`, { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: {} });
+    expect(reference.status).toBe(201);
+    expect(reference.json).toMatchObject({ apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", status: { token: expect.any(String) } });
     const badType = await call(server, "POST", `${accounts}/builder/token`, { spec: { expirationSeconds: "1h" } });
     expect(badType.status).toBe(400);
     expect(badType.json.message).toBe('TokenRequest in version "v1" cannot be handled as a TokenRequest: json: cannot unmarshal string into Go struct field TokenRequest.spec.expirationSeconds of type int64');
