@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { bytes, componentNameOf, int32, int64, mapOf, microTime, named, resourceList, stringMap, time } from "./fields.js";
+import { bytes, componentNameOf, int32, int64, mapOf, microTime, named, quantity, resourceList, stringMap, time } from "./fields.js";
 
 describe("field schemas", () => {
   it.each([
@@ -67,5 +67,16 @@ describe("field schemas", () => {
 
   it("mapOf() is a record to JSON Schema", () => {
     expect(z.toJSONSchema(stringMap(), { io: "input", target: "openapi-3.0" })).toMatchObject({ type: "object", additionalProperties: { type: "string" } });
+  });
+
+  it("quantity() decodes strings and numbers to the canonical text, and is a string-or-number union to JSON Schema", () => {
+    expect(quantity().parse("0.1")).toBe("100m");
+    expect(quantity().parse(1024)).toBe("1024");
+    expect(quantity().parse("1Gi")).toBe("1Gi");
+    expect(quantity().safeParse(true).error?.issues[0]?.code).toBe("invalid_type");
+    expect(quantity().safeParse("1 Gi").error?.issues[0]).toMatchObject({ code: "custom", message: expect.stringContaining("quantities must match the regular expression") });
+    expect(z.toJSONSchema(quantity(), { io: "input", target: "openapi-3.0" })).toEqual({ anyOf: [{ type: "string" }, { type: "number" }], format: "int-or-string" });
+    expect(z.toJSONSchema(quantity().describe("x"), { io: "input", target: "openapi-3.0" })).toMatchObject({ format: "int-or-string", description: "x" });
+    expect(quantity().optional().parse("2000m")).toBe("2");
   });
 });
