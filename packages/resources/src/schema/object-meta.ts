@@ -7,6 +7,7 @@
 import { listType, patchStrategy, structType } from "@orch/meta";
 import { z } from "zod";
 import { int64, named, stringMap, time } from "./fields.js";
+import { sparseObjectParse } from "../internal/sparse-objects.js";
 
 /** `metav1.FieldsV1`: the managed-field set, an arbitrary JSON object. */
 export const fieldsV1Schema = named(
@@ -114,12 +115,15 @@ const typeMetaShape = {
  * const configMap = kindSchema({ data: stringMap().optional(), immutable: z.boolean().optional() }, "ConfigMap holds configuration data.");
  */
 export function kindSchema<S extends z.core.$ZodLooseShape>(fields: S, description?: string) {
-  const schema = z.object({
+  const base = z.object({
     ...typeMetaShape,
     metadata: objectMetaSchema.optional().describe("Standard object's metadata."),
     ...fields,
   });
-  return description === undefined ? schema : schema.meta({ description });
+  const schema = description === undefined ? base : base.meta({ description });
+  // Bodies set a few of the many fields of a kind: parse those, not the whole shape.
+  sparseObjectParse(schema);
+  return schema;
 }
 
 /**
