@@ -20,7 +20,7 @@ import {
 } from "@orch/meta";
 import { z } from "zod";
 import { child, findCondition, statusHooks, validateConditionTypes } from "./internal/cluster-rules.js";
-import { record, str } from "./internal/rules.js";
+import { record, str, strings } from "./internal/rules.js";
 import type { ResourceType } from "./resource-type.js";
 import { int32, named, time } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
@@ -178,10 +178,6 @@ export const flowDistinguisherMethods = ["ByNamespace", "ByUser"] as const;
 export function defaultFlowSchema(object: APIObject): void {
   const spec = child(object, "spec");
   if (spec["matchingPrecedence"] === undefined || spec["matchingPrecedence"] === 0) spec["matchingPrecedence"] = 1000;
-}
-
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }
 
 function validateVerbs(verbs: string[], path: FieldPath): FieldError[] {

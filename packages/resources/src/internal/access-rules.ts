@@ -15,17 +15,9 @@ import {
   type LabelSelectorObjectOperator,
 } from "@orch/meta";
 import { checkBase64, decodeBase64 } from "./base64.js";
-import { record } from "./rules.js";
+import { list, record, strings } from "./rules.js";
+export { list, strings } from "./rules.js";
 
-/** The array at `value`, or `[]`. */
-export function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
-/** The strings of the array at `value` (other entries dropped), or `[]`. */
-export function strings(value: unknown): string[] {
-  return list(value).filter((v): v is string => typeof v === "string");
-}
 
 /** The object at `object[key]`, created (as `{}`) when absent, so defaults can be written into it. */
 export function ensureRecord(object: Record<string, unknown>, key: string): Record<string, unknown> {

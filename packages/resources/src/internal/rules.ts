@@ -73,6 +73,21 @@ export function str(value: unknown): string {
   return typeof value === "string" ? value : "";
 }
 
+/** The array at `value`, or `[]`. */
+export function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** The strings of the array at `value` (other entries dropped), or `[]`. */
+export function strings(value: unknown): string[] {
+  return list(value).filter((v): v is string => typeof v === "string");
+}
+
+/** The objects of the array at `value` (other entries as `{}`), or `[]`. */
+export function records(value: unknown): Record<string, unknown>[] {
+  return list(value).map((v) => record(v) ?? {});
+}
+
 /** Semantic equality of JSON values: key order ignored, an absent map equals an empty one. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -26,7 +26,8 @@ import { z } from "zod";
 import { quantity, quantityOf } from "../schema/fields.js";
 export { resourceList } from "../schema/fields.js";
 export { quantity, quantityOf };
-import { jsonEqual, record, str } from "./rules.js";
+import { jsonEqual, record, records, str, strings } from "./rules.js";
+export { records, strings } from "./rules.js";
 
 
 
@@ -137,15 +138,6 @@ export const negativeMessage = "must be greater than or equal to 0";
 /** The reference's `field is immutable`. */
 export const immutableMessage = "field is immutable";
 
-/** Strings of a JSON list (non-strings dropped). */
-export function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-}
-
-/** Records of a JSON list (non-objects as `{}`). */
-export function records(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value) ? value.map((v) => record(v) ?? {}) : [];
-}
 
 /**
  * The access-mode rules of a volume or claim spec at `path` (`spec.accessModes`): at least one

@@ -21,6 +21,7 @@ export { quantity, quantityOf };
 import { objectReferenceSchema } from "../event.js";
 import { int32, int64, named } from "../schema/fields.js";
 import { record, str } from "./rules.js";
+export { list } from "./rules.js";
 
 /** A field path as a {@link FieldPath} or its printed form. */
 export type PathLike = FieldPath | string;
@@ -252,10 +253,6 @@ export function validateNonNegativeQuantity(value: unknown, path: PathLike): Fie
   return [];
 }
 
-/** The string entries of a list, or `[]`. */
-export function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
 
 /** The root path of a field of the spec: `spec.<name>`. */
 export function specPath(...names: string[]): FieldPath {
