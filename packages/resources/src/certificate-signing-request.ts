@@ -24,10 +24,9 @@ import { bytesText, decodePEM, dns1123LabelProblems, dns1123SubdomainProblems, i
 import { humanDuration } from "./internal/duration.js";
 import { jsonEqual, record, str } from "./internal/rules.js";
 import type { ResourceType, StrategyContext } from "./resource-type.js";
-import { bytes, int32, named, time } from "./schema/fields.js";
+import { atomicStrings, bytes, int32, named, time } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
-const atomicStrings = () => listType(z.array(z.string()), "atomic");
 
 /** `CertificateSigningRequestSpec`. */
 export const certificateSigningRequestSpecSchema = named(

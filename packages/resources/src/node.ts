@@ -19,21 +19,20 @@ import {
 import { jsonEqual, record, str } from "./internal/rules.js";
 import { list, resourceList, taintSchema, validateResourceName, validateTaintEffect, validateNonNegativeQuantity } from "./internal/workloads-common.js";
 import type { ResourceType } from "./resource-type.js";
-import { int32, int64, named, time } from "./schema/fields.js";
+import { int32, int64, named, optionalString, time } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 import { z } from "zod";
 
-const optStr = (d: string) => z.string().optional().describe(d);
 
 /** `NodeSpec`. */
 export const nodeSpecSchema = named(
   z
     .object({
       configSource: z.record(z.string(), z.unknown()).optional().describe("Deprecated: dynamic kubelet configuration source."),
-      externalID: optStr("Deprecated."),
-      podCIDR: optStr("The pod IP range assigned to the node."),
+      externalID: optionalString("Deprecated."),
+      podCIDR: optionalString("The pod IP range assigned to the node."),
       podCIDRs: patchStrategy(listType(z.array(z.string()), "set"), "merge").optional().describe("The pod IP ranges assigned to the node, at most one per IP family."),
-      providerID: optStr("ID of the node assigned by the cloud provider: <ProviderName>://<ProviderSpecificNodeID>."),
+      providerID: optionalString("ID of the node assigned by the cloud provider: <ProviderName>://<ProviderSpecificNodeID>."),
       taints: listType(z.array(taintSchema), "atomic").optional().describe("The node's taints."),
       unschedulable: z.boolean().optional().describe("Controls node schedulability of new pods; false by default."),
     })
@@ -47,10 +46,10 @@ export const nodeConditionSchema = named(
     .object({
       lastHeartbeatTime: time().optional().describe("Last time we got an update on a given condition."),
       lastTransitionTime: time().optional().describe("Last time the condition transit from one status to another."),
-      message: optStr("Human readable message indicating details about last transition."),
-      reason: optStr("(brief) reason for the condition's last transition."),
-      status: optStr("True, False or Unknown."),
-      type: optStr("Ready, MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable."),
+      message: optionalString("Human readable message indicating details about last transition."),
+      reason: optionalString("(brief) reason for the condition's last transition."),
+      status: optionalString("True, False or Unknown."),
+      type: optionalString("Ready, MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable."),
     })
     .meta({ description: "NodeCondition contains condition information for a node.", required: ["type", "status"] }),
   "api.core.v1.NodeCondition",
@@ -59,7 +58,7 @@ export const nodeConditionSchema = named(
 /** `NodeAddress`. */
 export const nodeAddressSchema = named(
   z
-    .object({ address: optStr("The node address."), type: optStr("Hostname, ExternalIP, InternalIP, ExternalDNS or InternalDNS.") })
+    .object({ address: optionalString("The node address."), type: optionalString("Hostname, ExternalIP, InternalIP, ExternalDNS or InternalDNS.") })
     .meta({ description: "NodeAddress contains information for the node's address.", required: ["type", "address"] }),
   "api.core.v1.NodeAddress",
 );
@@ -68,16 +67,16 @@ export const nodeAddressSchema = named(
 export const nodeSystemInfoSchema = named(
   z
     .object({
-      architecture: optStr("The Architecture reported by the node."),
-      bootID: optStr("Boot ID reported by the node."),
-      containerRuntimeVersion: optStr("Container runtime version reported by the node."),
-      kernelVersion: optStr("Kernel Version reported by the node."),
-      kubeProxyVersion: optStr("Deprecated."),
-      kubeletVersion: optStr("Node agent version reported by the node."),
-      machineID: optStr("MachineID reported by the node."),
-      operatingSystem: optStr("The Operating System reported by the node."),
-      osImage: optStr("OS Image reported by the node."),
-      systemUUID: optStr("SystemUUID reported by the node."),
+      architecture: optionalString("The Architecture reported by the node."),
+      bootID: optionalString("Boot ID reported by the node."),
+      containerRuntimeVersion: optionalString("Container runtime version reported by the node."),
+      kernelVersion: optionalString("Kernel Version reported by the node."),
+      kubeProxyVersion: optionalString("Deprecated."),
+      kubeletVersion: optionalString("Node agent version reported by the node."),
+      machineID: optionalString("MachineID reported by the node."),
+      operatingSystem: optionalString("The Operating System reported by the node."),
+      osImage: optionalString("OS Image reported by the node."),
+      systemUUID: optionalString("SystemUUID reported by the node."),
     })
     .meta({ description: "NodeSystemInfo is a set of ids/uuids to uniquely identify the node." }),
   "api.core.v1.NodeSystemInfo",
@@ -101,9 +100,9 @@ export const nodeStatusSchema = named(
         .optional()
         .describe("List of container images on this node."),
       nodeInfo: nodeSystemInfoSchema.optional().describe("Set of ids/uuids to uniquely identify the node."),
-      phase: optStr("Deprecated: NodePhase is the recently observed lifecycle phase of the node."),
+      phase: optionalString("Deprecated: NodePhase is the recently observed lifecycle phase of the node."),
       runtimeHandlers: listType(z.array(z.record(z.string(), z.unknown())), "atomic").optional().describe("The available runtime handlers."),
-      volumesAttached: listType(z.array(z.object({ devicePath: optStr("Device the volume is attached at."), name: optStr("Name of the attached volume.") })), "atomic")
+      volumesAttached: listType(z.array(z.object({ devicePath: optionalString("Device the volume is attached at."), name: optionalString("Name of the attached volume.") })), "atomic")
         .optional()
         .describe("List of volumes that are attached to the node."),
       volumesInUse: listType(z.array(z.string()), "atomic").optional().describe("List of attachable volumes in use (mounted) by the node."),

@@ -40,7 +40,7 @@ import {
 import { objectReferenceSchema } from "./event.js";
 import { jsonEqual, record, str } from "./internal/rules.js";
 import type { ResourceType, StrategyContext } from "./resource-type.js";
-import { int32, named, stringMap, time } from "./schema/fields.js";
+import { atomicStrings, int32, named, stringMap, time } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
 type Shape = Record<string, z.ZodType>;
@@ -54,7 +54,6 @@ const s = (d: string) => z.string().describe(d);
 const b = (d: string) => z.boolean().describe(d);
 const fsType = () => s("Filesystem type to mount (ext4, xfs, ntfs...).");
 const readOnly = () => b("Forces the volume to be mounted read-only.");
-const atomicStrings = (d: string) => listType(z.array(z.string()), "atomic").describe(d);
 
 /**
  * The persistent volume sources, one field each (`PersistentVolumeSource`), in the order the

@@ -52,7 +52,7 @@ import {
   volumeSchema,
 } from "./internal/workloads-volumes.js";
 import type { ActionSubresource, ResourceType, StrategyContext } from "./resource-type.js";
-import { int32, int64, named, stringMap, time } from "./schema/fields.js";
+import { int32, int64, named, optionalBoolean, optionalString, stringMap, time } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 import { deleteOptionsSchema } from "./schema/shared-kinds.js";
 
@@ -67,8 +67,6 @@ export {
   type VolumeContext,
 } from "./internal/workloads-volumes.js";
 
-const optStr = (d: string) => z.string().optional().describe(d);
-const optBool = (d: string) => z.boolean().optional().describe(d);
 const anyObject = (d: string) => z.record(z.string(), z.unknown()).optional().describe(d);
 
 /** `ContainerPort`: a network port of a container. */
@@ -76,10 +74,10 @@ export const containerPortSchema = named(
   z
     .object({
       containerPort: int32().optional().describe("Number of port to expose on the pod's IP address: 1 to 65535."),
-      hostIP: optStr("What host IP to bind the external port to."),
+      hostIP: optionalString("What host IP to bind the external port to."),
       hostPort: int32().optional().describe("Number of port to expose on the host: 1 to 65535."),
-      name: optStr("An IANA_SVC_NAME, unique within the pod."),
-      protocol: optStr("UDP, TCP (default) or SCTP."),
+      name: optionalString("An IANA_SVC_NAME, unique within the pod."),
+      protocol: optionalString("UDP, TCP (default) or SCTP."),
     })
     .meta({ description: "ContainerPort represents a network port in a single container.", required: ["containerPort"] }),
   "api.core.v1.ContainerPort",
@@ -89,18 +87,18 @@ export const containerPortSchema = named(
 export const envVarSchema = named(
   z
     .object({
-      name: optStr("Name of the environment variable."),
-      value: optStr("Value, with $(VAR_NAME) references expanded."),
+      name: optionalString("Name of the environment variable."),
+      value: optionalString("Value, with $(VAR_NAME) references expanded."),
       valueFrom: z
         .object({
           configMapKeyRef: z
-            .object({ key: optStr("The key to select."), name: optStr("Name of the referent."), optional: optBool("Whether the ConfigMap or its key must be defined.") })
+            .object({ key: optionalString("The key to select."), name: optionalString("Name of the referent."), optional: optionalBoolean("Whether the ConfigMap or its key must be defined.") })
             .optional()
             .describe("Selects a key of a ConfigMap."),
           fieldRef: objectFieldSelectorSchema.optional().describe("Selects a field of the pod."),
           resourceFieldRef: resourceFieldSelectorSchema.optional().describe("Selects a resource of the container."),
           secretKeyRef: z
-            .object({ key: optStr("The key to select."), name: optStr("Name of the referent."), optional: optBool("Whether the Secret or its key must be defined.") })
+            .object({ key: optionalString("The key to select."), name: optionalString("Name of the referent."), optional: optionalBoolean("Whether the Secret or its key must be defined.") })
             .optional()
             .describe("Selects a key of a secret in the pod's namespace."),
         })
@@ -115,13 +113,13 @@ export const envVarSchema = named(
 export const volumeMountSchema = named(
   z
     .object({
-      mountPath: optStr("Path within the container at which the volume should be mounted."),
-      mountPropagation: optStr("None, HostToContainer or Bidirectional."),
-      name: optStr("Must match the name of a volume of the pod."),
-      readOnly: optBool("Mounted read-only if true."),
-      recursiveReadOnly: optStr("Disabled, IfPossible or Enabled."),
-      subPath: optStr("Path within the volume from which the container's volume should be mounted."),
-      subPathExpr: optStr("Expanded path within the volume; exclusive with subPath."),
+      mountPath: optionalString("Path within the container at which the volume should be mounted."),
+      mountPropagation: optionalString("None, HostToContainer or Bidirectional."),
+      name: optionalString("Must match the name of a volume of the pod."),
+      readOnly: optionalBoolean("Mounted read-only if true."),
+      recursiveReadOnly: optionalString("Disabled, IfPossible or Enabled."),
+      subPath: optionalString("Path within the volume from which the container's volume should be mounted."),
+      subPathExpr: optionalString("Expanded path within the volume; exclusive with subPath."),
     })
     .meta({ description: "VolumeMount describes a mounting of a Volume within a container.", required: ["name", "mountPath"] }),
   "api.core.v1.VolumeMount",
@@ -131,7 +129,7 @@ export const volumeMountSchema = named(
 export const resourceRequirementsSchema = named(
   z
     .object({
-      claims: listType(z.array(z.object({ name: optStr("Name of a resource claim of the pod."), request: optStr("The request of the claim.") })), "map", ["name"])
+      claims: listType(z.array(z.object({ name: optionalString("Name of a resource claim of the pod."), request: optionalString("The request of the claim.") })), "map", ["name"])
         .optional()
         .describe("Dynamically allocated resources used by this container."),
       limits: resourceList().optional().describe("Maximum amount of compute resources allowed."),
@@ -149,32 +147,32 @@ export const containerSchema = named(
       command: listType(z.array(z.string()), "atomic").optional().describe("Entrypoint array; not executed within a shell."),
       env: patchStrategy(listType(z.array(envVarSchema), "map", ["name"]), "merge", "name").optional().describe("Environment variables to set in the container."),
       envFrom: listType(z.array(z.record(z.string(), z.unknown())), "atomic").optional().describe("Sources to populate environment variables in the container."),
-      image: optStr("Container image name."),
-      imagePullPolicy: optStr("Always, Never or IfNotPresent; Always for :latest, else IfNotPresent."),
+      image: optionalString("Container image name."),
+      imagePullPolicy: optionalString("Always, Never or IfNotPresent; Always for :latest, else IfNotPresent."),
       lifecycle: anyObject("Actions the management system takes in response to container lifecycle events."),
       livenessProbe: anyObject("Periodic probe of container liveness."),
-      name: optStr("Name of the container, a DNS label unique within the pod."),
+      name: optionalString("Name of the container, a DNS label unique within the pod."),
       ports: patchStrategy(listType(z.array(containerPortSchema), "map", ["containerPort", "protocol"]), "merge", "containerPort")
         .optional()
         .describe("Ports to expose from the container."),
       readinessProbe: anyObject("Periodic probe of container service readiness."),
       resizePolicy: listType(z.array(z.record(z.string(), z.unknown())), "atomic").optional().describe("Resources resize policy for the container."),
       resources: resourceRequirementsSchema.optional().describe("Compute resources required by this container."),
-      restartPolicy: optStr("Restart behaviour of an init container: Always."),
+      restartPolicy: optionalString("Restart behaviour of an init container: Always."),
       securityContext: anyObject("Security options the container should be run with."),
       startupProbe: anyObject("Indicates that the pod has successfully initialized."),
-      stdin: optBool("Allocate a buffer for stdin."),
-      stdinOnce: optBool("Close stdin after the first attach."),
-      terminationMessagePath: optStr("Path of the file the termination message is written to, default /dev/termination-log."),
-      terminationMessagePolicy: optStr("File (default) or FallbackToLogsOnError."),
-      tty: optBool("Allocate a TTY."),
-      volumeDevices: patchStrategy(listType(z.array(z.object({ devicePath: optStr("Path inside the container."), name: optStr("Name of a persistentVolumeClaim of the pod.") })), "map", ["devicePath"]), "merge", "devicePath")
+      stdin: optionalBoolean("Allocate a buffer for stdin."),
+      stdinOnce: optionalBoolean("Close stdin after the first attach."),
+      terminationMessagePath: optionalString("Path of the file the termination message is written to, default /dev/termination-log."),
+      terminationMessagePolicy: optionalString("File (default) or FallbackToLogsOnError."),
+      tty: optionalBoolean("Allocate a TTY."),
+      volumeDevices: patchStrategy(listType(z.array(z.object({ devicePath: optionalString("Path inside the container."), name: optionalString("Name of a persistentVolumeClaim of the pod.") })), "map", ["devicePath"]), "merge", "devicePath")
         .optional()
         .describe("Block devices to be used by the container."),
       volumeMounts: patchStrategy(listType(z.array(volumeMountSchema), "map", ["mountPath"]), "merge", "mountPath")
         .optional()
         .describe("Pod volumes to mount into the container's filesystem."),
-      workingDir: optStr("Container's working directory."),
+      workingDir: optionalString("Container's working directory."),
     })
     .meta({ description: "A single application container that you want to run within a pod.", required: ["name"] }),
   "api.core.v1.Container",
@@ -186,47 +184,47 @@ export const podSpecSchema = named(
     .object({
       activeDeadlineSeconds: int64().optional().describe("Duration in seconds the pod may be active on the node; positive."),
       affinity: anyObject("The pod's scheduling constraints."),
-      automountServiceAccountToken: optBool("Whether a service account token should be automatically mounted."),
+      automountServiceAccountToken: optionalBoolean("Whether a service account token should be automatically mounted."),
       containers: patchStrategy(listType(z.array(containerSchema), "map", ["name"]), "merge", "name").optional().describe("List of containers belonging to the pod; at least one."),
       dnsConfig: anyObject("DNS parameters of a pod."),
-      dnsPolicy: optStr("ClusterFirstWithHostNet, ClusterFirst (default), Default or None."),
-      enableServiceLinks: optBool("Whether information about services should be injected into pod's environment variables, default true."),
+      dnsPolicy: optionalString("ClusterFirstWithHostNet, ClusterFirst (default), Default or None."),
+      enableServiceLinks: optionalBoolean("Whether information about services should be injected into pod's environment variables, default true."),
       ephemeralContainers: patchStrategy(listType(z.array(z.record(z.string(), z.unknown())), "map", ["name"]), "merge", "name")
         .optional()
         .describe("Ephemeral containers run in this pod (through the ephemeralcontainers sub-resource)."),
-      hostAliases: patchStrategy(listType(z.array(z.object({ hostnames: listType(z.array(z.string()), "atomic").optional(), ip: optStr("IP address of the host file entry.") })), "map", ["ip"]), "merge", "ip")
+      hostAliases: patchStrategy(listType(z.array(z.object({ hostnames: listType(z.array(z.string()), "atomic").optional(), ip: optionalString("IP address of the host file entry.") })), "map", ["ip"]), "merge", "ip")
         .optional()
         .describe("Hosts and IPs injected into the pod's hosts file."),
-      hostIPC: optBool("Use the host's ipc namespace."),
-      hostNetwork: optBool("Host networking requested for this pod."),
-      hostPID: optBool("Use the host's pid namespace."),
-      hostUsers: optBool("Use the host's user namespace."),
-      hostname: optStr("The hostname of the pod, a DNS label."),
+      hostIPC: optionalBoolean("Use the host's ipc namespace."),
+      hostNetwork: optionalBoolean("Host networking requested for this pod."),
+      hostPID: optionalBoolean("Use the host's pid namespace."),
+      hostUsers: optionalBoolean("Use the host's user namespace."),
+      hostname: optionalString("The hostname of the pod, a DNS label."),
       imagePullSecrets: patchStrategy(listType(z.array(localObjectReferenceSchema), "map", ["name"]), "merge", "name")
         .optional()
         .describe("References to secrets for pulling any of the images."),
       initContainers: patchStrategy(listType(z.array(containerSchema), "map", ["name"]), "merge", "name").optional().describe("Containers run in order before the app containers."),
-      nodeName: optStr("The node the pod is bound to (set by the scheduler through the binding sub-resource)."),
+      nodeName: optionalString("The node the pod is bound to (set by the scheduler through the binding sub-resource)."),
       nodeSelector: mapType(stringMap(), "atomic").optional().describe("Labels a node must carry for the pod to fit on it."),
-      os: z.object({ name: optStr("linux or windows.") }).optional().describe("The OS of the containers in the pod."),
+      os: z.object({ name: optionalString("linux or windows.") }).optional().describe("The OS of the containers in the pod."),
       overhead: resourceList().optional().describe("Resource overhead of running the pod's sandbox."),
-      preemptionPolicy: optStr("Never or PreemptLowerPriority."),
+      preemptionPolicy: optionalString("Never or PreemptLowerPriority."),
       priority: int32().optional().describe("The priority value, filled by the priority admission controller."),
-      priorityClassName: optStr("The pod's priority class."),
-      readinessGates: listType(z.array(z.object({ conditionType: optStr("A condition type of the pod's conditions.") })), "atomic").optional().describe("Pod readiness gates."),
+      priorityClassName: optionalString("The pod's priority class."),
+      readinessGates: listType(z.array(z.object({ conditionType: optionalString("A condition type of the pod's conditions.") })), "atomic").optional().describe("Pod readiness gates."),
       resourceClaims: patchStrategy(listType(z.array(z.record(z.string(), z.unknown())), "map", ["name"]), "merge,retainKeys", "name").optional().describe("Resource claims of the pod."),
-      restartPolicy: optStr("Always (default), OnFailure or Never."),
-      runtimeClassName: optStr("The RuntimeClass used to run this pod."),
-      schedulerName: optStr("The scheduler that dispatches the pod, default default-scheduler."),
-      schedulingGates: patchStrategy(listType(z.array(z.object({ name: optStr("Name of the scheduling gate.") })), "map", ["name"]), "merge", "name")
+      restartPolicy: optionalString("Always (default), OnFailure or Never."),
+      runtimeClassName: optionalString("The RuntimeClass used to run this pod."),
+      schedulerName: optionalString("The scheduler that dispatches the pod, default default-scheduler."),
+      schedulingGates: patchStrategy(listType(z.array(z.object({ name: optionalString("Name of the scheduling gate.") })), "map", ["name"]), "merge", "name")
         .optional()
         .describe("Gates that block scheduling while present."),
       securityContext: anyObject("Pod-level security attributes."),
-      serviceAccount: optStr("Deprecated alias of serviceAccountName."),
-      serviceAccountName: optStr("The service account the pod runs as."),
-      setHostnameAsFQDN: optBool("The pod's hostname is its FQDN."),
-      shareProcessNamespace: optBool("Share a single process namespace between all of the containers."),
-      subdomain: optStr("The pod's subdomain, a DNS label."),
+      serviceAccount: optionalString("Deprecated alias of serviceAccountName."),
+      serviceAccountName: optionalString("The service account the pod runs as."),
+      setHostnameAsFQDN: optionalBoolean("The pod's hostname is its FQDN."),
+      shareProcessNamespace: optionalBoolean("Share a single process namespace between all of the containers."),
+      subdomain: optionalString("The pod's subdomain, a DNS label."),
       terminationGracePeriodSeconds: int64().optional().describe("Seconds the pod needs to terminate gracefully, default 30."),
       tolerations: listType(z.array(tolerationSchema), "atomic").optional().describe("The pod's tolerations."),
       topologySpreadConstraints: patchStrategy(listType(z.array(z.record(z.string(), z.unknown())), "map", ["topologyKey", "whenUnsatisfiable"]), "merge", "topologyKey")
@@ -244,11 +242,11 @@ export const podConditionSchema = named(
     .object({
       lastProbeTime: time().optional().describe("Last time we probed the condition."),
       lastTransitionTime: time().optional().describe("Last time the condition transitioned."),
-      message: optStr("Human-readable message indicating details about last transition."),
+      message: optionalString("Human-readable message indicating details about last transition."),
       observedGeneration: int64().optional().describe("The generation the condition was set from."),
-      reason: optStr("Unique, one-word, CamelCase reason for the condition's last transition."),
-      status: optStr("True, False or Unknown."),
-      type: optStr("PodScheduled, Initialized, ContainersReady, Ready, ..."),
+      reason: optionalString("Unique, one-word, CamelCase reason for the condition's last transition."),
+      status: optionalString("True, False or Unknown."),
+      type: optionalString("PodScheduled, Initialized, ContainersReady, Ready, ..."),
     })
     .meta({ description: "PodCondition contains details for the current condition of this pod.", required: ["type", "status"] }),
   "api.core.v1.PodCondition",
@@ -258,21 +256,21 @@ export const podConditionSchema = named(
 export const containerStatusSchema = named(
   z
     .object({
-      containerID: optStr("Container's ID in the format '<type>://<container_id>'."),
-      image: optStr("The image the container is running."),
-      imageID: optStr("The image ID of the container's image."),
+      containerID: optionalString("Container's ID in the format '<type>://<container_id>'."),
+      image: optionalString("The image the container is running."),
+      imageID: optionalString("The image ID of the container's image."),
       lastState: anyObject("Details about the container's last termination condition."),
-      name: optStr("Name of the container."),
-      ready: optBool("Whether the container passed its readiness probe."),
+      name: optionalString("Name of the container."),
+      ready: optionalBoolean("Whether the container passed its readiness probe."),
       restartCount: int32().optional().describe("The number of times the container has been restarted."),
-      started: optBool("Whether the container has finished its postStart hook and passed its startup probe."),
+      started: optionalBoolean("Whether the container has finished its postStart hook and passed its startup probe."),
       state: anyObject("Details about the container's current condition: waiting, running or terminated."),
     })
     .meta({ description: "ContainerStatus contains details for the current status of this container.", required: ["name", "ready", "restartCount", "image", "imageID"] }),
   "api.core.v1.ContainerStatus",
 );
 
-const podIPSchema = z.object({ ip: optStr("An IP address allocated to the pod.") });
+const podIPSchema = z.object({ ip: optionalString("An IP address allocated to the pod.") });
 
 /** `PodStatus`. */
 export const podStatusSchema = named(
@@ -281,18 +279,18 @@ export const podStatusSchema = named(
       conditions: patchStrategy(listType(z.array(podConditionSchema), "map", ["type"]), "merge", "type").optional().describe("Current service state of pod."),
       containerStatuses: listType(z.array(containerStatusSchema), "atomic").optional().describe("The status of each container."),
       ephemeralContainerStatuses: listType(z.array(containerStatusSchema), "atomic").optional().describe("The status of each ephemeral container."),
-      hostIP: optStr("The IP address of the host the pod is assigned to."),
+      hostIP: optionalString("The IP address of the host the pod is assigned to."),
       hostIPs: patchStrategy(listType(z.array(podIPSchema), "atomic"), "merge", "ip").optional().describe("The IP addresses of the host."),
       initContainerStatuses: listType(z.array(containerStatusSchema), "atomic").optional().describe("The status of each init container."),
-      message: optStr("A human readable message indicating details about why the pod is in this condition."),
-      nominatedNodeName: optStr("The node the scheduler nominated the pod for when it preempted others."),
+      message: optionalString("A human readable message indicating details about why the pod is in this condition."),
+      nominatedNodeName: optionalString("The node the scheduler nominated the pod for when it preempted others."),
       observedGeneration: int64().optional().describe("The generation this status was set from."),
-      phase: optStr("Pending, Running, Succeeded, Failed or Unknown."),
-      podIP: optStr("The IP address allocated to the pod."),
+      phase: optionalString("Pending, Running, Succeeded, Failed or Unknown."),
+      podIP: optionalString("The IP address allocated to the pod."),
       podIPs: patchStrategy(listType(z.array(podIPSchema), "map", ["ip"]), "merge", "ip").optional().describe("The IP addresses allocated to the pod."),
-      qosClass: optStr("Guaranteed, Burstable or BestEffort."),
-      reason: optStr("A brief CamelCase message indicating details about why the pod is in this state."),
-      resize: optStr("Status of the desired resource resize."),
+      qosClass: optionalString("Guaranteed, Burstable or BestEffort."),
+      reason: optionalString("A brief CamelCase message indicating details about why the pod is in this state."),
+      resize: optionalString("Status of the desired resource resize."),
       startTime: time().optional().describe("When the object was acknowledged by the node agent."),
     })
     .meta({ description: "PodStatus represents information about the status of a pod." }),

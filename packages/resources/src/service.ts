@@ -24,20 +24,19 @@ import { z } from "zod";
 import { jsonEqual, record, str } from "./internal/rules.js";
 import { intOrString, list, validatePortNumber, validatePortNumOrName } from "./internal/workloads-common.js";
 import type { ResourceType } from "./resource-type.js";
-import { int32, named, stringMap, time } from "./schema/fields.js";
+import { int32, named, optionalString, stringMap, time } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
-const optStr = (d: string) => z.string().optional().describe(d);
 
 /** `ServicePort`. */
 export const servicePortSchema = named(
   z
     .object({
-      appProtocol: optStr("The application protocol for this port."),
-      name: optStr("The name of this port within the service: a DNS label, required when there is more than one port."),
+      appProtocol: optionalString("The application protocol for this port."),
+      name: optionalString("The name of this port within the service: a DNS label, required when there is more than one port."),
       nodePort: int32().optional().describe("The port on each node on which this service is exposed (NodePort, LoadBalancer)."),
       port: int32().optional().describe("The port that will be exposed by this service: 1 to 65535."),
-      protocol: optStr("TCP (default), UDP or SCTP."),
+      protocol: optionalString("TCP (default), UDP or SCTP."),
       targetPort: intOrString().optional().describe("Number or name of the port to access on the pods; defaults to port."),
     })
     .meta({ description: "ServicePort contains information on service's port.", required: ["port"] }),
@@ -49,22 +48,22 @@ export const serviceSpecSchema = named(
   z
     .object({
       allocateLoadBalancerNodePorts: z.boolean().optional().describe("Whether node ports are allocated for a LoadBalancer, default true."),
-      clusterIP: optStr("The IP address of the service, allocated by the server; None for a headless service. Immutable."),
+      clusterIP: optionalString("The IP address of the service, allocated by the server; None for a headless service. Immutable."),
       clusterIPs: listType(z.array(z.string()), "atomic").optional().describe("The IP addresses of the service; the first equals clusterIP."),
       externalIPs: listType(z.array(z.string()), "atomic").optional().describe("IP addresses for which nodes also accept traffic for this service."),
-      externalName: optStr("The external reference (a DNS name) returned as a CNAME record for ExternalName services."),
-      externalTrafficPolicy: optStr("Cluster (default for NodePort and LoadBalancer) or Local."),
+      externalName: optionalString("The external reference (a DNS name) returned as a CNAME record for ExternalName services."),
+      externalTrafficPolicy: optionalString("Cluster (default for NodePort and LoadBalancer) or Local."),
       healthCheckNodePort: int32().optional().describe("The health check node port of a LoadBalancer with externalTrafficPolicy Local."),
-      internalTrafficPolicy: optStr("Cluster (default) or Local."),
+      internalTrafficPolicy: optionalString("Cluster (default) or Local."),
       ipFamilies: listType(z.array(z.string()), "atomic").optional().describe("IPv4 and/or IPv6."),
-      ipFamilyPolicy: optStr("SingleStack, PreferDualStack or RequireDualStack."),
-      loadBalancerClass: optStr("The class of the load balancer implementation."),
-      loadBalancerIP: optStr("Deprecated: the requested IP of a LoadBalancer."),
+      ipFamilyPolicy: optionalString("SingleStack, PreferDualStack or RequireDualStack."),
+      loadBalancerClass: optionalString("The class of the load balancer implementation."),
+      loadBalancerIP: optionalString("Deprecated: the requested IP of a LoadBalancer."),
       loadBalancerSourceRanges: listType(z.array(z.string()), "atomic").optional().describe("Client IP ranges allowed through a cloud load balancer."),
       ports: patchStrategy(listType(z.array(servicePortSchema), "map", ["port", "protocol"]), "merge", "port").optional().describe("The list of ports exposed by this service."),
       publishNotReadyAddresses: z.boolean().optional().describe("Publish addresses of pods that are not ready."),
       selector: mapType(stringMap(), "atomic").optional().describe("Route traffic to pods with labels matching this selector."),
-      sessionAffinity: optStr("ClientIP or None (default)."),
+      sessionAffinity: optionalString("ClientIP or None (default)."),
       sessionAffinityConfig: z
         .object({
           clientIP: z
@@ -74,8 +73,8 @@ export const serviceSpecSchema = named(
         })
         .optional()
         .describe("Configurations of session affinity."),
-      trafficDistribution: optStr("How traffic is distributed to service endpoints."),
-      type: optStr("ClusterIP (default), ExternalName, NodePort or LoadBalancer."),
+      trafficDistribution: optionalString("How traffic is distributed to service endpoints."),
+      type: optionalString("ClusterIP (default), ExternalName, NodePort or LoadBalancer."),
     })
     .meta({ description: "ServiceSpec describes the attributes that a user creates on a service." }),
   "api.core.v1.ServiceSpec",
@@ -91,11 +90,11 @@ export const serviceStatusSchema = named(
             z
               .object({
                 lastTransitionTime: time().optional(),
-                message: optStr("A human readable message."),
+                message: optionalString("A human readable message."),
                 observedGeneration: z.int().optional(),
-                reason: optStr("A CamelCase reason."),
-                status: optStr("True, False or Unknown."),
-                type: optStr("Type of condition."),
+                reason: optionalString("A CamelCase reason."),
+                status: optionalString("True, False or Unknown."),
+                type: optionalString("Type of condition."),
               })
               .meta({ required: ["type", "status", "lastTransitionTime", "reason", "message"] }),
           ),
@@ -112,9 +111,9 @@ export const serviceStatusSchema = named(
           ingress: listType(
             z.array(
               z.object({
-                hostname: optStr("Hostname of a DNS-based load-balancer ingress point."),
-                ip: optStr("IP of an IP-based load-balancer ingress point."),
-                ipMode: optStr("VIP or Proxy."),
+                hostname: optionalString("Hostname of a DNS-based load-balancer ingress point."),
+                ip: optionalString("IP of an IP-based load-balancer ingress point."),
+                ipMode: optionalString("VIP or Proxy."),
                 ports: listType(z.array(z.record(z.string(), z.unknown())), "atomic").optional(),
               }),
             ),

@@ -4,15 +4,14 @@
  * or a non-resource URL.
  * @module
  */
-import { FieldPath, invalidField, listType, type APIObject, type FieldError } from "@orch/meta";
+import { FieldPath, invalidField, type APIObject, type FieldError } from "@orch/meta";
 import { z } from "zod";
 import { list } from "./internal/access-rules.js";
 import { record } from "./internal/rules.js";
 import type { ResourceType } from "./resource-type.js";
-import { named } from "./schema/fields.js";
+import { atomicStrings, named } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
-const atomicStrings = () => listType(z.array(z.string()), "atomic");
 
 /** `ResourceAttributes`: the resource request an authorizer is asked about. */
 export const resourceAttributesSchema = named(

@@ -18,7 +18,6 @@ import {
   invalid,
   invalidField,
   isNotFound,
-  listType,
   type APIObject,
   type FieldError,
   type GroupVersionKind,
@@ -27,7 +26,7 @@ import {
 import { z } from "zod";
 import { record, str } from "./internal/rules.js";
 import type { ActionSubresource, StrategyContext } from "./resource-type.js";
-import { int64, named, time } from "./schema/fields.js";
+import { atomicStrings, int64, named, time } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
 /** The shortest validity a TokenRequest may ask for: 10 minutes, in seconds. */
@@ -46,7 +45,6 @@ export const warnOnlyBoundTokenExpirationSeconds = 60 * 60 + 7;
 /** The validity of an extended token (see {@link warnOnlyBoundTokenExpirationSeconds}): one year, in seconds. */
 export const expirationExtensionSeconds = 365 * 24 * 60 * 60;
 
-const atomicStrings = () => listType(z.array(z.string()), "atomic");
 
 /** `BoundObjectReference`: the object a token is bound to (a Pod, Secret or Node). */
 export const boundObjectReferenceSchema = named(

@@ -3,14 +3,13 @@
  * and never stored): asks the server to authenticate a bearer token.
  * @module
  */
-import { badRequest, listType, type APIObject, type FieldError } from "@orch/meta";
+import { badRequest, type APIObject, type FieldError } from "@orch/meta";
 import { z } from "zod";
 import { record } from "./internal/rules.js";
 import type { ResourceType } from "./resource-type.js";
-import { named } from "./schema/fields.js";
+import { atomicStrings, named } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
-const atomicStrings = () => listType(z.array(z.string()), "atomic");
 
 /** `TokenReviewSpec`: the token, and the audiences it must be valid for. */
 export const tokenReviewSpecSchema = named(

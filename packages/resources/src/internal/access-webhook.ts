@@ -20,7 +20,7 @@ import {
 } from "@orch/meta";
 import { z } from "zod";
 import type { ResourceVersion, TableColumn } from "../resource-type.js";
-import { bytes, int32, named, stringMap } from "../schema/fields.js";
+import { atomicStrings, bytes, int32, named, stringMap } from "../schema/fields.js";
 import { kindSchema } from "../schema/object-meta.js";
 import {
   dns1035LabelProblems,
@@ -39,7 +39,6 @@ export type WebhookAPIVersion = "v1" | "v1beta1";
 /** Which of the two webhook kinds. */
 export type WebhookKind = "Mutating" | "Validating";
 
-const atomicStrings = () => listType(z.array(z.string()), "atomic");
 
 const labelSelectorRequirementSchema = named(
   z

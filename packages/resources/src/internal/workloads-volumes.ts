@@ -19,7 +19,7 @@ import {
   type FieldError,
 } from "@orch/meta";
 import { z } from "zod";
-import { int32, int64, named, stringMap } from "../schema/fields.js";
+import { int32, int64, named, optionalBoolean, optionalString, stringMap } from "../schema/fields.js";
 import { record, str } from "./rules.js";
 import {
   inclusiveRangeError,
@@ -37,18 +37,16 @@ function obj<S extends z.core.$ZodLooseShape>(shape: S, description: string, nam
   return named(z.object(shape).meta(required ? { description, required } : { description }), `api.core.v1.${name}`);
 }
 
-const optStr = (d: string) => z.string().optional().describe(d);
-const optBool = (d: string) => z.boolean().optional().describe(d);
-const fsType = () => optStr("Filesystem type to mount (ext4, xfs, ntfs, ...).");
-const readOnly = () => optBool("Forces the volume to be mounted read-only.");
+const fsType = () => optionalString("Filesystem type to mount (ext4, xfs, ntfs, ...).");
+const readOnly = () => optionalBoolean("Forces the volume to be mounted read-only.");
 const secretRef = () => localObjectReferenceSchema.optional().describe("Reference to the secret holding authentication data.");
 
 /** `KeyToPath`: a key of a config map or secret projected to a relative path. */
 export const keyToPathSchema = obj(
   {
-    key: optStr("The key to project."),
+    key: optionalString("The key to project."),
     mode: int32().optional().describe("Mode bits of the file: 0000 to 0777 (0 to 511 in JSON)."),
-    path: optStr("The relative path of the file; may not contain '..' nor start with '..'."),
+    path: optionalString("The relative path of the file; may not contain '..' nor start with '..'."),
   },
   "Maps a string key to a path within a volume.",
   "KeyToPath",
@@ -61,8 +59,8 @@ const items = () => listType(z.array(keyToPathSchema), "atomic").optional().desc
 export const objectFieldSelectorSchema = named(
   z
     .object({
-      apiVersion: optStr("Version of the schema the FieldPath is written in terms of, defaults to v1."),
-      fieldPath: optStr("Path of the field to select in the specified API version."),
+      apiVersion: optionalString("Version of the schema the FieldPath is written in terms of, defaults to v1."),
+      fieldPath: optionalString("Path of the field to select in the specified API version."),
     })
     .meta({ description: "ObjectFieldSelector selects an APIVersioned field of an object.", required: ["fieldPath"] }),
   "api.core.v1.ObjectFieldSelector",
@@ -71,9 +69,9 @@ export const objectFieldSelectorSchema = named(
 /** `ResourceFieldSelector`: a container's limit or request (`limits.cpu`, `requests.memory`, ...). */
 export const resourceFieldSelectorSchema = obj(
   {
-    containerName: optStr("Container name: required for volumes, optional for env vars."),
+    containerName: optionalString("Container name: required for volumes, optional for env vars."),
     divisor: quantity().optional().describe("Output format of the exposed resources, defaults to 1."),
-    resource: optStr("Required: resource to select."),
+    resource: optionalString("Required: resource to select."),
   },
   "ResourceFieldSelector represents container resources (cpu, memory) and their output format.",
   "ResourceFieldSelector",
@@ -85,7 +83,7 @@ export const downwardAPIVolumeFileSchema = obj(
   {
     fieldRef: objectFieldSelectorSchema.optional().describe("Selects a field of the pod: annotations, labels, name, namespace and uid."),
     mode: int32().optional().describe("Mode bits of the file: 0000 to 0777 (0 to 511 in JSON)."),
-    path: optStr("Relative path name of the file to be created; must not contain '..'."),
+    path: optionalString("Relative path name of the file to be created; must not contain '..'."),
     resourceFieldRef: resourceFieldSelectorSchema.optional().describe("Selects a resource of the container: limits and requests of cpu and memory."),
   },
   "DownwardAPIVolumeFile represents information to create the file containing the pod field.",
@@ -98,9 +96,9 @@ const downwardItems = () => listType(z.array(downwardAPIVolumeFileSchema), "atom
 /** `ServiceAccountTokenProjection`. */
 export const serviceAccountTokenProjectionSchema = obj(
   {
-    audience: optStr("Intended audience of the token; defaults to the identifier of the API server."),
+    audience: optionalString("Intended audience of the token; defaults to the identifier of the API server."),
     expirationSeconds: int64().optional().describe("Requested duration of validity of the token: at least 600, default 3600."),
-    path: optStr("Path, relative to the mount point, of the file to project the token into."),
+    path: optionalString("Path, relative to the mount point, of the file to project the token into."),
   },
   "ServiceAccountTokenProjection represents a projected service account token volume.",
   "ServiceAccountTokenProjection",
@@ -110,9 +108,9 @@ export const serviceAccountTokenProjectionSchema = obj(
 /** `VolumeProjection`: exactly one of configMap, secret, downwardAPI, serviceAccountToken. */
 export const volumeProjectionSchema = obj(
   {
-    configMap: obj({ items: items(), name: optStr("Name of the referent."), optional: optBool("Whether the ConfigMap or its keys must be defined.") }, "Adapts a ConfigMap into a projected volume.", "ConfigMapProjection").optional(),
+    configMap: obj({ items: items(), name: optionalString("Name of the referent."), optional: optionalBoolean("Whether the ConfigMap or its keys must be defined.") }, "Adapts a ConfigMap into a projected volume.", "ConfigMapProjection").optional(),
     downwardAPI: obj({ items: downwardItems() }, "Represents downward API info for projecting into a projected volume.", "DownwardAPIProjection").optional(),
-    secret: obj({ items: items(), name: optStr("Name of the referent."), optional: optBool("Whether the Secret or its key must be defined.") }, "Adapts a secret into a projected volume.", "SecretProjection").optional(),
+    secret: obj({ items: items(), name: optionalString("Name of the referent."), optional: optionalBoolean("Whether the Secret or its key must be defined.") }, "Adapts a secret into a projected volume.", "SecretProjection").optional(),
     serviceAccountToken: serviceAccountTokenProjectionSchema.optional(),
   },
   "Projection that may be projected along with other supported volume types.",
@@ -129,10 +127,10 @@ const claimTemplateSpec = z
       .optional()
       .describe("The minimum resources the volume should have."),
     selector: z.record(z.string(), z.unknown()).optional().describe("A label query over volumes to consider for binding."),
-    storageClassName: optStr("Name of the StorageClass required by the claim."),
-    volumeAttributesClassName: optStr("The VolumeAttributesClass used by this claim."),
-    volumeMode: optStr("Filesystem (default) or Block."),
-    volumeName: optStr("The binding reference to the PersistentVolume backing this claim."),
+    storageClassName: optionalString("Name of the StorageClass required by the claim."),
+    volumeAttributesClassName: optionalString("The VolumeAttributesClass used by this claim."),
+    volumeMode: optionalString("Filesystem (default) or Block."),
+    volumeName: optionalString("The binding reference to the PersistentVolume backing this claim."),
   })
   .meta({ description: "PersistentVolumeClaimSpec, copied verbatim into the claim made for the pod." });
 
@@ -172,26 +170,26 @@ export const volumeSourceNames = [
 
 const sourceShape = {
   awsElasticBlockStore: obj(
-    { fsType: fsType(), partition: int32().optional().describe("The partition to mount (0 for none)."), readOnly: readOnly(), volumeID: optStr("Unique ID of the EBS volume.") },
+    { fsType: fsType(), partition: int32().optional().describe("The partition to mount (0 for none)."), readOnly: readOnly(), volumeID: optionalString("Unique ID of the EBS volume.") },
     "Represents a Persistent Disk resource in AWS.",
     "AWSElasticBlockStoreVolumeSource",
     ["volumeID"],
   ),
   azureDisk: obj(
     {
-      cachingMode: optStr("Host caching mode: None, ReadOnly or ReadWrite (default)."),
-      diskName: optStr("The name of the data disk in the blob storage."),
-      diskURI: optStr("The URI of the data disk in the blob storage."),
-      fsType: optStr("Filesystem type to mount, default ext4."),
-      kind: optStr("Shared (default), Dedicated or Managed."),
-      readOnly: optBool("Defaults to false (read/write)."),
+      cachingMode: optionalString("Host caching mode: None, ReadOnly or ReadWrite (default)."),
+      diskName: optionalString("The name of the data disk in the blob storage."),
+      diskURI: optionalString("The URI of the data disk in the blob storage."),
+      fsType: optionalString("Filesystem type to mount, default ext4."),
+      kind: optionalString("Shared (default), Dedicated or Managed."),
+      readOnly: optionalBoolean("Defaults to false (read/write)."),
     },
     "AzureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.",
     "AzureDiskVolumeSource",
     ["diskName", "diskURI"],
   ),
   azureFile: obj(
-    { readOnly: readOnly(), secretName: optStr("The name of secret that contains Azure Storage Account Name and Key."), shareName: optStr("The azure share Name.") },
+    { readOnly: readOnly(), secretName: optionalString("The name of secret that contains Azure Storage Account Name and Key."), shareName: optionalString("The azure share Name.") },
     "AzureFile represents an Azure File Service mount on the host and bind mount to the pod.",
     "AzureFileVolumeSource",
     ["secretName", "shareName"],
@@ -199,18 +197,18 @@ const sourceShape = {
   cephfs: obj(
     {
       monitors: listType(z.array(z.string()), "atomic").optional().describe("Ceph monitors."),
-      path: optStr("Used as the mounted root, rather than the full Ceph tree, default is /."),
+      path: optionalString("Used as the mounted root, rather than the full Ceph tree, default is /."),
       readOnly: readOnly(),
-      secretFile: optStr("The path to key ring for User."),
+      secretFile: optionalString("The path to key ring for User."),
       secretRef: secretRef(),
-      user: optStr("The rados user name."),
+      user: optionalString("The rados user name."),
     },
     "Represents a Ceph Filesystem mount that lasts the lifetime of a pod.",
     "CephFSVolumeSource",
     ["monitors"],
   ),
   cinder: obj(
-    { fsType: optStr("Filesystem type to mount; ext4 when unspecified."), readOnly: readOnly(), secretRef: secretRef(), volumeID: optStr("The cinder volume id.") },
+    { fsType: optionalString("Filesystem type to mount; ext4 when unspecified."), readOnly: readOnly(), secretRef: secretRef(), volumeID: optionalString("The cinder volume id.") },
     "Represents a cinder volume resource in Openstack.",
     "CinderVolumeSource",
     ["volumeID"],
@@ -219,18 +217,18 @@ const sourceShape = {
     {
       defaultMode: int32().optional().describe("Mode bits of created files by default, 0644 when unset."),
       items: items(),
-      name: optStr("Name of the referent."),
-      optional: optBool("Whether the ConfigMap or its keys must be defined."),
+      name: optionalString("Name of the referent."),
+      optional: optionalBoolean("Whether the ConfigMap or its keys must be defined."),
     },
     "Adapts a ConfigMap into a volume.",
     "ConfigMapVolumeSource",
   ),
   csi: obj(
     {
-      driver: optStr("The name of the CSI driver that handles this volume."),
+      driver: optionalString("The name of the CSI driver that handles this volume."),
       fsType: fsType(),
       nodePublishSecretRef: localObjectReferenceSchema.optional().describe("The secret passed to the CSI driver for NodePublishVolume."),
-      readOnly: optBool("Read-only configuration for the volume, default false."),
+      readOnly: optionalBoolean("Read-only configuration for the volume, default false."),
       volumeAttributes: stringMap().optional().describe("Driver-specific properties passed to the CSI driver."),
     },
     "Represents a source location of a volume to mount, managed by an external CSI driver.",
@@ -243,7 +241,7 @@ const sourceShape = {
     "DownwardAPIVolumeSource",
   ),
   emptyDir: obj(
-    { medium: optStr("What type of storage medium should back this directory: \"\" or Memory."), sizeLimit: quantity().optional().describe("Total amount of local storage required.") },
+    { medium: optionalString("What type of storage medium should back this directory: \"\" or Memory."), sizeLimit: quantity().optional().describe("Total amount of local storage required.") },
     "Represents an empty directory for a pod.",
     "EmptyDirVolumeSource",
   ),
@@ -278,7 +276,7 @@ const sourceShape = {
   ),
   flexVolume: obj(
     {
-      driver: optStr("The name of the driver to use for this volume."),
+      driver: optionalString("The name of the driver to use for this volume."),
       fsType: fsType(),
       options: stringMap().optional().describe("Extra command options."),
       readOnly: readOnly(),
@@ -289,77 +287,77 @@ const sourceShape = {
     ["driver"],
   ),
   flocker: obj(
-    { datasetName: optStr("Name of the dataset (deprecated)."), datasetUUID: optStr("UUID of the dataset.") },
+    { datasetName: optionalString("Name of the dataset (deprecated)."), datasetUUID: optionalString("UUID of the dataset.") },
     "Represents a Flocker volume mounted by the Flocker agent; exactly one of datasetName and datasetUUID.",
     "FlockerVolumeSource",
   ),
   gcePersistentDisk: obj(
-    { fsType: fsType(), partition: int32().optional(), pdName: optStr("Unique name of the PD resource in GCE."), readOnly: readOnly() },
+    { fsType: fsType(), partition: int32().optional(), pdName: optionalString("Unique name of the PD resource in GCE."), readOnly: readOnly() },
     "Represents a Persistent Disk resource in Google Compute Engine.",
     "GCEPersistentDiskVolumeSource",
     ["pdName"],
   ),
   gitRepo: obj(
-    { directory: optStr("Target directory name; must not contain or start with '..'."), repository: optStr("The repository URL."), revision: optStr("The commit hash.") },
+    { directory: optionalString("Target directory name; must not contain or start with '..'."), repository: optionalString("The repository URL."), revision: optionalString("The commit hash.") },
     "Represents a volume that is populated with the contents of a git repository (deprecated).",
     "GitRepoVolumeSource",
     ["repository"],
   ),
   glusterfs: obj(
-    { endpoints: optStr("The endpoint name that details Glusterfs topology."), path: optStr("The Glusterfs volume path."), readOnly: readOnly() },
+    { endpoints: optionalString("The endpoint name that details Glusterfs topology."), path: optionalString("The Glusterfs volume path."), readOnly: readOnly() },
     "Represents a Glusterfs mount that lasts the lifetime of a pod.",
     "GlusterfsVolumeSource",
     ["endpoints", "path"],
   ),
   hostPath: obj(
-    { path: optStr("Path of the directory on the host."), type: optStr("Type for HostPath Volume, defaults to \"\".") },
+    { path: optionalString("Path of the directory on the host."), type: optionalString("Type for HostPath Volume, defaults to \"\".") },
     "Represents a host path mapped into a pod.",
     "HostPathVolumeSource",
     ["path"],
   ),
   image: obj(
-    { pullPolicy: optStr("Always, Never or IfNotPresent."), reference: optStr("Image or artifact reference to be used.") },
+    { pullPolicy: optionalString("Always, Never or IfNotPresent."), reference: optionalString("Image or artifact reference to be used.") },
     "ImageVolumeSource represents a image volume resource.",
     "ImageVolumeSource",
   ),
   iscsi: obj(
     {
-      chapAuthDiscovery: optBool("Whether iSCSI Discovery CHAP authentication is supported."),
-      chapAuthSession: optBool("Whether iSCSI Session CHAP authentication is supported."),
+      chapAuthDiscovery: optionalBoolean("Whether iSCSI Discovery CHAP authentication is supported."),
+      chapAuthSession: optionalBoolean("Whether iSCSI Session CHAP authentication is supported."),
       fsType: fsType(),
-      initiatorName: optStr("Custom iSCSI Initiator Name."),
-      iqn: optStr("Target iSCSI Qualified Name."),
-      iscsiInterface: optStr("iSCSI Interface Name that uses an iSCSI transport, default 'default' (tcp)."),
+      initiatorName: optionalString("Custom iSCSI Initiator Name."),
+      iqn: optionalString("Target iSCSI Qualified Name."),
+      iscsiInterface: optionalString("iSCSI Interface Name that uses an iSCSI transport, default 'default' (tcp)."),
       lun: int32().optional().describe("iSCSI Target Lun number."),
       portals: listType(z.array(z.string()), "atomic").optional().describe("iSCSI Target Portal List."),
       readOnly: readOnly(),
       secretRef: secretRef(),
-      targetPortal: optStr("iSCSI Target Portal: IP or ip_addr:port."),
+      targetPortal: optionalString("iSCSI Target Portal: IP or ip_addr:port."),
     },
     "Represents an ISCSI disk.",
     "ISCSIVolumeSource",
     ["targetPortal", "iqn", "lun"],
   ),
   nfs: obj(
-    { path: optStr("Path that is exported by the NFS server."), readOnly: readOnly(), server: optStr("Hostname or IP address of the NFS server.") },
+    { path: optionalString("Path that is exported by the NFS server."), readOnly: readOnly(), server: optionalString("Hostname or IP address of the NFS server.") },
     "Represents an NFS mount that lasts the lifetime of a pod.",
     "NFSVolumeSource",
     ["server", "path"],
   ),
   persistentVolumeClaim: obj(
-    { claimName: optStr("The name of a PersistentVolumeClaim in the same namespace."), readOnly: readOnly() },
+    { claimName: optionalString("The name of a PersistentVolumeClaim in the same namespace."), readOnly: readOnly() },
     "PersistentVolumeClaimVolumeSource references the user's PVC in the same namespace.",
     "PersistentVolumeClaimVolumeSource",
     ["claimName"],
   ),
   photonPersistentDisk: obj(
-    { fsType: fsType(), pdID: optStr("ID that identifies Photon Controller persistent disk.") },
+    { fsType: fsType(), pdID: optionalString("ID that identifies Photon Controller persistent disk.") },
     "Represents a Photon Controller persistent disk resource.",
     "PhotonPersistentDiskVolumeSource",
     ["pdID"],
   ),
   portworxVolume: obj(
-    { fsType: fsType(), readOnly: readOnly(), volumeID: optStr("Uniquely identifies a Portworx volume.") },
+    { fsType: fsType(), readOnly: readOnly(), volumeID: optionalString("Uniquely identifies a Portworx volume.") },
     "PortworxVolumeSource represents a Portworx volume resource.",
     "PortworxVolumeSource",
     ["volumeID"],
@@ -374,12 +372,12 @@ const sourceShape = {
   ),
   quobyte: obj(
     {
-      group: optStr("Group to map volume access to."),
+      group: optionalString("Group to map volume access to."),
       readOnly: readOnly(),
-      registry: optStr("One or more Quobyte Registry services as host:port pairs separated by commas."),
-      tenant: optStr("Tenant owning the given Quobyte volume."),
-      user: optStr("User to map volume access to."),
-      volume: optStr("The name of an existing Quobyte volume."),
+      registry: optionalString("One or more Quobyte Registry services as host:port pairs separated by commas."),
+      tenant: optionalString("Tenant owning the given Quobyte volume."),
+      user: optionalString("User to map volume access to."),
+      volume: optionalString("The name of an existing Quobyte volume."),
     },
     "Represents a Quobyte mount that lasts the lifetime of a pod.",
     "QuobyteVolumeSource",
@@ -388,13 +386,13 @@ const sourceShape = {
   rbd: obj(
     {
       fsType: fsType(),
-      image: optStr("The rados image name."),
-      keyring: optStr("Path to key ring for RBDUser, default /etc/ceph/keyring."),
+      image: optionalString("The rados image name."),
+      keyring: optionalString("Path to key ring for RBDUser, default /etc/ceph/keyring."),
       monitors: listType(z.array(z.string()), "atomic").optional().describe("A collection of Ceph monitors."),
-      pool: optStr("The rados pool name, default rbd."),
+      pool: optionalString("The rados pool name, default rbd."),
       readOnly: readOnly(),
       secretRef: secretRef(),
-      user: optStr("The rados user name, default admin."),
+      user: optionalString("The rados user name, default admin."),
     },
     "Represents a Rados Block Device mount that lasts the lifetime of a pod.",
     "RBDVolumeSource",
@@ -402,16 +400,16 @@ const sourceShape = {
   ),
   scaleIO: obj(
     {
-      fsType: optStr("Filesystem type to mount, default xfs."),
-      gateway: optStr("The host address of the ScaleIO API Gateway."),
-      protectionDomain: optStr("The name of the ScaleIO Protection Domain for the configured storage."),
+      fsType: optionalString("Filesystem type to mount, default xfs."),
+      gateway: optionalString("The host address of the ScaleIO API Gateway."),
+      protectionDomain: optionalString("The name of the ScaleIO Protection Domain for the configured storage."),
       readOnly: readOnly(),
       secretRef: secretRef(),
-      sslEnabled: optBool("Enable/disable SSL communication with Gateway, default false."),
-      storageMode: optStr("ThickProvisioned or ThinProvisioned (default)."),
-      storagePool: optStr("The ScaleIO Storage Pool associated with the protection domain."),
-      system: optStr("The name of the storage system as configured in ScaleIO."),
-      volumeName: optStr("The name of a volume already created in the ScaleIO system."),
+      sslEnabled: optionalBoolean("Enable/disable SSL communication with Gateway, default false."),
+      storageMode: optionalString("ThickProvisioned or ThinProvisioned (default)."),
+      storagePool: optionalString("The ScaleIO Storage Pool associated with the protection domain."),
+      system: optionalString("The name of the storage system as configured in ScaleIO."),
+      volumeName: optionalString("The name of a volume already created in the ScaleIO system."),
     },
     "ScaleIOVolumeSource represents a persistent ScaleIO volume.",
     "ScaleIOVolumeSource",
@@ -421,8 +419,8 @@ const sourceShape = {
     {
       defaultMode: int32().optional().describe("Mode bits of created files by default, 0644 when unset."),
       items: items(),
-      optional: optBool("Whether the Secret or its keys must be defined."),
-      secretName: optStr("Name of the secret in the pod's namespace."),
+      optional: optionalBoolean("Whether the Secret or its keys must be defined."),
+      secretName: optionalString("Name of the secret in the pod's namespace."),
     },
     "Adapts a Secret into a volume.",
     "SecretVolumeSource",
@@ -432,8 +430,8 @@ const sourceShape = {
       fsType: fsType(),
       readOnly: readOnly(),
       secretRef: secretRef(),
-      volumeName: optStr("The human-readable name of the StorageOS volume."),
-      volumeNamespace: optStr("The scope of the volume within StorageOS."),
+      volumeName: optionalString("The human-readable name of the StorageOS volume."),
+      volumeNamespace: optionalString("The scope of the volume within StorageOS."),
     },
     "Represents a StorageOS persistent volume resource.",
     "StorageOSVolumeSource",
@@ -441,9 +439,9 @@ const sourceShape = {
   vsphereVolume: obj(
     {
       fsType: fsType(),
-      storagePolicyID: optStr("The storage Policy Based Management (SPBM) profile ID."),
-      storagePolicyName: optStr("The storage Policy Based Management (SPBM) profile name."),
-      volumePath: optStr("The path that identifies vSphere volume vmdk."),
+      storagePolicyID: optionalString("The storage Policy Based Management (SPBM) profile ID."),
+      storagePolicyName: optionalString("The storage Policy Based Management (SPBM) profile name."),
+      volumePath: optionalString("The path that identifies vSphere volume vmdk."),
     },
     "Represents a vSphere volume resource.",
     "VsphereVirtualDiskVolumeSource",
@@ -455,7 +453,7 @@ const sourceShape = {
 export const volumeSchema = named(
   z
     .object({
-      name: optStr("Name of the volume: a DNS label, unique within the pod."),
+      name: optionalString("Name of the volume: a DNS label, unique within the pod."),
       ...Object.fromEntries(Object.entries(sourceShape).map(([k, s]) => [k, s.optional()])),
     } as { name: z.ZodOptional<z.ZodString> } & { [K in keyof typeof sourceShape]: z.ZodOptional<(typeof sourceShape)[K]> })
     .meta({ description: "Volume represents a named volume in a pod that may be accessed by any container in the pod.", required: ["name"] }),

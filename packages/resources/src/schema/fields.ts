@@ -4,13 +4,29 @@
  * formats only (a wrong one is a 400 at decode, as in the reference); rules belong to validation.
  * @module
  */
-import { normalizeMicroTime, normalizeTime, parseQuantity, type Quantity } from "@orch/meta";
+import { listType, normalizeMicroTime, normalizeTime, parseQuantity, type Quantity } from "@orch/meta";
 import { z } from "zod";
 import { checkBase64 } from "../internal/base64.js";
 
 /** A 32-bit signed integer (Go `int32`); OpenAPI `integer`/`int32`. */
 export function int32(): z.ZodType<number> {
   return z.int32().meta({ format: "int32" });
+}
+
+/** An optional string field with its description (`z.string().optional().describe(...)`). */
+export function optionalString(description: string): z.ZodOptional<z.ZodString> {
+  return z.string().optional().describe(description);
+}
+
+/** An optional boolean field with its description. */
+export function optionalBoolean(description: string): z.ZodOptional<z.ZodBoolean> {
+  return z.boolean().optional().describe(description);
+}
+
+/** A list of strings replaced as a whole (`x-orch-list-type: atomic`), with a description if given. */
+export function atomicStrings(description?: string): z.ZodArray<z.ZodString> {
+  const strings = listType(z.array(z.string()), "atomic");
+  return description === undefined ? strings : strings.describe(description);
 }
 
 /** A 64-bit signed integer (Go `int64`, within JavaScript's safe range); OpenAPI `integer`/`int64`. */
