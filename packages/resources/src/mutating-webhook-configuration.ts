@@ -10,8 +10,7 @@ import {
   updateOptions,
   validateWebhookConfiguration,
   webhookConfigurationSchema,
-  webhooksColumn,
-  webhookVersions,
+  webhookConfigurationType,
 } from "./internal/access-webhook.js";
 import type { ResourceType } from "./resource-type.js";
 
@@ -44,19 +43,8 @@ export function validateMutatingWebhookConfigurationUpdate(object: APIObject, ol
 }
 
 /** The MutatingWebhookConfiguration resource type. */
-export const mutatingWebhookConfigurationType: ResourceType = {
-  group: "admissionregistration.{domain}",
-  resource: "mutatingwebhookconfigurations",
-  singular: "mutatingwebhookconfiguration",
-  kind: "MutatingWebhookConfiguration",
-  categories: ["api-extensions"],
-  scope: "Cluster",
-  versions: webhookVersions("Mutating", mutatingWebhookConfigurationV1Schema, mutatingWebhookConfigurationV1beta1Schema),
-  strategy: {
-    // The server runs validate on updates too; there the relaxed rules of validateUpdate apply
-    // instead (an object being updated carries the resourceVersion it was read at).
-    validate: (object) => (object.metadata?.resourceVersion ? [] : validateMutatingWebhookConfiguration(object)),
-    validateUpdate: (object, old) => validateMutatingWebhookConfigurationUpdate(object, old),
-    tableColumns: [webhooksColumn],
-  },
-};
+export const mutatingWebhookConfigurationType: ResourceType = webhookConfigurationType(
+  "Mutating",
+  mutatingWebhookConfigurationV1Schema,
+  mutatingWebhookConfigurationV1beta1Schema,
+);

@@ -10,8 +10,7 @@ import {
   updateOptions,
   validateWebhookConfiguration,
   webhookConfigurationSchema,
-  webhooksColumn,
-  webhookVersions,
+  webhookConfigurationType,
 } from "./internal/access-webhook.js";
 import type { ResourceType } from "./resource-type.js";
 
@@ -44,19 +43,8 @@ export function validateValidatingWebhookConfigurationUpdate(object: APIObject, 
 }
 
 /** The ValidatingWebhookConfiguration resource type. */
-export const validatingWebhookConfigurationType: ResourceType = {
-  group: "admissionregistration.{domain}",
-  resource: "validatingwebhookconfigurations",
-  singular: "validatingwebhookconfiguration",
-  kind: "ValidatingWebhookConfiguration",
-  categories: ["api-extensions"],
-  scope: "Cluster",
-  versions: webhookVersions("Validating", validatingWebhookConfigurationV1Schema, validatingWebhookConfigurationV1beta1Schema),
-  strategy: {
-    // The server runs validate on updates too; there the relaxed rules of validateUpdate apply
-    // instead (an object being updated carries the resourceVersion it was read at).
-    validate: (object) => (object.metadata?.resourceVersion ? [] : validateValidatingWebhookConfiguration(object)),
-    validateUpdate: (object, old) => validateValidatingWebhookConfigurationUpdate(object, old),
-    tableColumns: [webhooksColumn],
-  },
-};
+export const validatingWebhookConfigurationType: ResourceType = webhookConfigurationType(
+  "Validating",
+  validatingWebhookConfigurationV1Schema,
+  validatingWebhookConfigurationV1beta1Schema,
+);

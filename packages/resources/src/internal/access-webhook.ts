@@ -19,7 +19,7 @@ import {
   type FieldError,
 } from "@orch/meta";
 import { z } from "zod";
-import type { ResourceVersion, TableColumn } from "../resource-type.js";
+import type { ResourceType, ResourceVersion, TableColumn } from "../resource-type.js";
 import { atomicStrings, bytes, int32, named, stringMap } from "../schema/fields.js";
 import { kindSchema } from "../schema/object-meta.js";
 import {
@@ -521,7 +521,7 @@ export function validateWebhookConfiguration(object: APIObject, kind: WebhookKin
 // Versions and table
 
 /** The two served versions of a webhook configuration kind: `v1` (storage) and `v1beta1` (deprecated). */
-export function webhookVersions(kind: WebhookKind, v1: z.ZodType, v1beta1: z.ZodType): ResourceVersion[] {
+function webhookVersions(kind: WebhookKind, v1: z.ZodType, v1beta1: z.ZodType): ResourceVersion[] {
   return [
     { name: "v1", schema: v1, storage: true, defaults: (object: APIObject) => defaultWebhooks(object, "v1", kind) },
     {
@@ -537,10 +537,36 @@ export function webhookVersions(kind: WebhookKind, v1: z.ZodType, v1beta1: z.Zod
 }
 
 /** The Table column the reference prints for both kinds: WEBHOOKS, the number of webhooks. */
-export const webhooksColumn: TableColumn = {
+const webhooksColumn: TableColumn = {
   name: "Webhooks",
   type: "integer",
   description: "Webhooks indicates the number of webhooks in the configuration.",
   priority: 0,
   cell: (object) => list(object["webhooks"]).length,
 };
+
+/**
+ * The resource type of `<kind>WebhookConfiguration` (`admissionregistration.{domain}`,
+ * cluster-scoped, category `api-extensions`): `v1` stored and `v1beta1` served with their own
+ * defaults, the create rules of {@link createOptions} and the relaxed update rules of
+ * {@link updateOptions}, and the WEBHOOKS column.
+ */
+export function webhookConfigurationType(kind: WebhookKind, v1: z.ZodType, v1beta1: z.ZodType): ResourceType {
+  const singular = `${kind.toLowerCase()}webhookconfiguration`;
+  return {
+    group: "admissionregistration.{domain}",
+    resource: `${singular}s`,
+    singular,
+    kind: `${kind}WebhookConfiguration`,
+    categories: ["api-extensions"],
+    scope: "Cluster",
+    versions: webhookVersions(kind, v1, v1beta1),
+    strategy: {
+      // The server runs validate on updates too; there the relaxed rules of validateUpdate apply
+      // instead (an object being updated carries the resourceVersion it was read at).
+      validate: (object) => (object.metadata?.resourceVersion ? [] : validateWebhookConfiguration(object, kind, createOptions(object))),
+      validateUpdate: (object, old) => validateWebhookConfiguration(object, kind, updateOptions(object, old)),
+      tableColumns: [webhooksColumn],
+    },
+  };
+}
