@@ -169,8 +169,8 @@ export class EtcdStore implements Store {
   #entry(kv: IKeyValue, modRevision = Number(kv.mod_revision)): Entry {
     const key = kv.key.toString("utf8").slice(this.#prefix.length);
     const createRevision = Number(kv.create_revision);
-    const known = this.#recent.get(modRevision);
-    if (known !== undefined && known.key === key && known.createRevision === createRevision) return known;
+    const known = this.#recall(key, modRevision, createRevision);
+    if (known !== undefined) return known;
     let value: unknown;
     try {
       value = JSON.parse(kv.value.toString("utf8"));
@@ -181,11 +181,17 @@ export class EtcdStore implements Store {
     return this.#remember(Object.freeze({ key, value: deepFreeze(value), createRevision, modRevision }));
   }
 
+  /** The remembered entry of `key` at `modRevision`, if it is the one (same create revision too). */
+  #recall(key: string, modRevision: number, createRevision: number): Entry | undefined {
+    const known = this.#recent.get(modRevision);
+    return known !== undefined && known.key === key && known.createRevision === createRevision ? known : undefined;
+  }
+
   #remember(entry: Entry): Entry {
-    const recent = this.#recent;
     // The watch event of this very write may have been decoded first: keep one entry for both.
-    const known = recent.get(entry.modRevision);
-    if (known !== undefined && known.key === entry.key && known.createRevision === entry.createRevision) return known;
+    const known = this.#recall(entry.key, entry.modRevision, entry.createRevision);
+    if (known !== undefined) return known;
+    const recent = this.#recent;
     if (recent.size >= RECENT_ENTRIES) recent.delete(recent.keys().next().value as number);
     recent.set(entry.modRevision, entry);
     return entry;
