@@ -30,6 +30,7 @@ export {
   watchEventSchema,
 } from "./schema/shared-kinds.js";
 export {
+  decodeActionBody,
   decodeObject,
   dropUnknownFields,
   duplicateFieldMessage,

@@ -24,7 +24,7 @@ import type { z } from "zod";
 import { scanDuplicateKeys } from "./internal/json-duplicates.js";
 import { isFreeForm, itemsOf, jsonSchemaOf, mapValuesOf, propertiesOf, resolveNode, type JSONNode } from "./internal/json-schema.js";
 import { jsonEqual, record, validateStandardFinalizerName } from "./internal/rules.js";
-import type { ResourceType, ResourceVersion, StrategyContext } from "./resource-type.js";
+import type { ActionSubresource, ResourceType, ResourceVersion, StrategyContext } from "./resource-type.js";
 
 /** The finalizer `orphan` (delete with `propagationPolicy: Orphan`). */
 export const orphanFinalizer = "orphan";
@@ -38,8 +38,8 @@ function versionOf(type: ResourceType, version: ResourceVersion | string): Resou
   return found;
 }
 
-function decodeError(type: ResourceType, version: string, detail: string): StatusError {
-  return badRequest(`${type.kind} in version ${JSON.stringify(version)} cannot be handled as a ${type.kind}: ${detail}`);
+function decodeError(kind: string, version: string, detail: string): StatusError {
+  return badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${detail}`);
 }
 
 // Whether some object member below `value` is null (no allocation: most bodies have none).
@@ -138,22 +138,33 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
  * @throws TypeError when `version` is not a version of `type` (a programming error).
  */
 export function decodeObject(type: ResourceType, version: ResourceVersion | string, value: unknown): APIObject {
-  const v = versionOf(type, version);
+  return decodeWith(type.kind, versionOf(type, version), value);
+}
+
+/**
+ * Decodes the body of an action sub-resource (`Eviction`, `TokenRequest`) as {@link decodeObject}
+ * decodes an object: with the action's schema, in version `version`, and the same 400s.
+ */
+export function decodeActionBody(action: ActionSubresource, version: string, value: unknown): APIObject {
+  return decodeWith(action.kind, { name: version, schema: action.schema }, value);
+}
+
+function decodeWith(kind: string, v: Pick<ResourceVersion, "name" | "schema">, value: unknown): APIObject {
   const root = () => jsonSchemaOf(v.schema);
   if (record(value) === undefined) {
-    throw decodeError(type, v.name, `json: cannot unmarshal ${jsonTypeName(value)} into Go value of type ${type.kind}`);
+    throw decodeError(kind, v.name, `json: cannot unmarshal ${jsonTypeName(value)} into Go value of type ${kind}`);
   }
   const input = hasNullMember(value) ? dropNulls(value) : value;
   const result = v.schema.safeParse(input);
   if (!result.success) {
     const issue = result.error.issues[0] as z.core.$ZodIssue;
     const path = issue.path;
-    if (issue.code === "custom") throw decodeError(type, v.name, issue.message);
-    const { node, field } = locate(root(), type.kind, path);
+    if (issue.code === "custom") throw decodeError(kind, v.name, issue.message);
+    const { node, field } = locate(root(), kind, path);
     const got = valueAt(input, path);
-    if (got === undefined) throw decodeError(type, v.name, `missing required field ${JSON.stringify(field)}`);
+    if (got === undefined) throw decodeError(kind, v.name, `missing required field ${JSON.stringify(field)}`);
     const shown = typeof got === "number" ? `number ${got}` : jsonTypeName(got);
-    throw decodeError(type, v.name, `json: cannot unmarshal ${shown} into Go struct field ${field} of type ${goTypeName(node, root())}`);
+    throw decodeError(kind, v.name, `json: cannot unmarshal ${shown} into Go struct field ${field} of type ${goTypeName(node, root())}`);
   }
   const decoded = result.data as APIObject;
   if (record(decoded.metadata) === undefined) decoded.metadata = {};
@@ -455,5 +466,5 @@ export function findDuplicateFields(jsonText: string, parsed?: unknown): string[
  * `problems` are messages from {@link unknownFieldMessage} and {@link duplicateFieldMessage}.
  */
 export function strictDecodingError(type: ResourceType, version: string, problems: readonly string[]): StatusError {
-  return decodeError(type, version, `strict decoding error: ${problems.join(", ")}`);
+  return decodeError(type.kind, version, `strict decoding error: ${problems.join(", ")}`);
 }

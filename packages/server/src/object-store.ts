@@ -23,6 +23,7 @@ import {
 } from "@orch/meta";
 import {
   actionKindOf,
+  decodeActionBody,
   decodeObject,
   dropUnknownFields,
   duplicateFieldMessage,
@@ -33,7 +34,7 @@ import {
   validateObjectMeta,
   validateObjectMetaUpdate,
 } from "@orch/resources";
-import type { ActionSubresource, ResourceType, ResourceVersion, StrategyContext } from "@orch/resources";
+import type { ActionSubresource, StrategyContext } from "@orch/resources";
 import { typeInfoOf, updateManagedFields, type JSONObject, type TypeNode } from "@orch/merge";
 import { deepFreeze, type Clock, type Entry, type Store } from "@orch/store";
 import { sameJSON } from "./same-json.js";
@@ -119,20 +120,6 @@ export function storedTypeInfo(served: ServedResource): TypeNode {
 
 /** What the server lends every strategy beyond the domain and the time (see `StrategyContext`). */
 export type StrategyServices = Pick<StrategyContext, "get" | "serviceAccountTokens">;
-
-const actionBodyTypes = new WeakMap<ActionSubresource, { type: ResourceType; version: ResourceVersion }>();
-
-/** The body of an action as a kind of its own, for `decodeObject` (types, nulls, times). */
-function actionBodyType(action: ActionSubresource, versionName: string): { type: ResourceType; version: ResourceVersion } {
-  let found = actionBodyTypes.get(action);
-  if (!found) {
-    const version: ResourceVersion = { name: versionName, schema: action.schema, storage: true };
-    const type: ResourceType = { group: "", resource: "", singular: "", kind: action.kind, scope: "Namespaced", versions: [version] };
-    found = { type, version };
-    actionBodyTypes.set(action, found);
-  }
-  return found;
-}
 
 /** The generic object store of one server: the write rules every kind shares. */
 export class ObjectStore {
@@ -420,8 +407,7 @@ export class ObjectStore {
     if (body.apiVersion !== undefined && body.apiVersion !== apiVersion && body.apiVersion !== reference) {
       throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
     }
-    const bodyType = actionBodyType(action, gvk.version);
-    const request = decodeObject(bodyType.type, bodyType.version, { ...body, apiVersion, kind: action.kind });
+    const request = decodeActionBody(action, gvk.version, { ...body, apiVersion, kind: action.kind });
     const key = objectKey(served, namespace, name);
     for (let attempt = 0; ; attempt++) {
       const entry = await this.store.get(key);
