@@ -11,7 +11,6 @@ import {
   invalidField,
   listType,
   notSupportedField,
-  patchStrategy,
   requiredField,
   validateDNS1123Label,
   validateDNS1123Subdomain,
@@ -19,10 +18,10 @@ import {
   type FieldError,
 } from "@orch/meta";
 import { z } from "zod";
-import { child, findCondition, statusHooks, validateConditionTypes } from "./internal/cluster-rules.js";
+import { child, findCondition, flowControlStatusSchemas, statusHooks, validateConditionTypes } from "./internal/cluster-rules.js";
 import { record, str, strings } from "./internal/rules.js";
 import type { ResourceType } from "./resource-type.js";
-import { int32, named, time } from "./schema/fields.js";
+import { int32, named } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
 const setOf = (description: string) => listType(z.array(z.string()), "set").optional().describe(description);
@@ -130,31 +129,16 @@ export const flowSchemaSpecSchema = named(
   "api.flowcontrol.v1beta2.FlowSchemaSpec",
 );
 
+const flowSchemaStatusSchemas = flowControlStatusSchemas("FlowSchema", {
+  condition: "FlowSchemaCondition describes conditions for a FlowSchema.",
+  conditionType: "The type of the condition (Dangling).",
+  status: "FlowSchemaStatus represents the current state of a FlowSchema.",
+  conditions: "The current states of the FlowSchema.",
+});
 /** `FlowSchemaCondition`. */
-export const flowSchemaConditionSchema = named(
-  z
-    .object({
-      lastTransitionTime: time().optional().describe("The last time the condition transitioned from one status to another."),
-      message: z.string().optional().describe("A human-readable message indicating details about last transition."),
-      reason: z.string().optional().describe("A unique, one-word, CamelCase reason for the condition's last transition."),
-      status: z.string().optional().describe("The status of the condition: True, False or Unknown."),
-      type: z.string().optional().describe("The type of the condition (Dangling)."),
-    })
-    .meta({ description: "FlowSchemaCondition describes conditions for a FlowSchema." }),
-  "api.flowcontrol.v1beta2.FlowSchemaCondition",
-);
-
+export const flowSchemaConditionSchema = flowSchemaStatusSchemas.condition;
 /** `FlowSchemaStatus`. */
-export const flowSchemaStatusSchema = named(
-  z
-    .object({
-      conditions: patchStrategy(listType(z.array(flowSchemaConditionSchema), "map", ["type"]), "merge", "type")
-        .optional()
-        .describe("The current states of the FlowSchema."),
-    })
-    .meta({ description: "FlowSchemaStatus represents the current state of a FlowSchema." }),
-  "api.flowcontrol.v1beta2.FlowSchemaStatus",
-);
+export const flowSchemaStatusSchema = flowSchemaStatusSchemas.status;
 
 /** The zod schema of a FlowSchema in `v1beta2`. */
 export const flowSchemaV1beta2Schema = kindSchema(

@@ -10,18 +10,16 @@ import {
   FieldPath,
   forbiddenField,
   invalidField,
-  listType,
   notSupportedField,
-  patchStrategy,
   requiredField,
   type APIObject,
   type FieldError,
 } from "@orch/meta";
 import { z } from "zod";
-import { statusHooks, validateConditionTypes } from "./internal/cluster-rules.js";
+import { flowControlStatusSchemas, statusHooks, validateConditionTypes } from "./internal/cluster-rules.js";
 import { record, str } from "./internal/rules.js";
 import type { ResourceType } from "./resource-type.js";
-import { int32, named, time } from "./schema/fields.js";
+import { int32, named } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
 /** `QueuingConfiguration`. */
@@ -71,31 +69,16 @@ export const priorityLevelConfigurationSpecSchema = named(
   "api.flowcontrol.v1beta2.PriorityLevelConfigurationSpec",
 );
 
+const priorityLevelStatusSchemas = flowControlStatusSchemas("PriorityLevelConfiguration", {
+  condition: "PriorityLevelConfigurationCondition defines the condition of priority level.",
+  conditionType: "The type of the condition.",
+  status: "PriorityLevelConfigurationStatus represents the current state of a priority level.",
+  conditions: "The current state of the priority level.",
+});
 /** `PriorityLevelConfigurationCondition`. */
-export const priorityLevelConfigurationConditionSchema = named(
-  z
-    .object({
-      lastTransitionTime: time().optional().describe("The last time the condition transitioned from one status to another."),
-      message: z.string().optional().describe("A human-readable message indicating details about last transition."),
-      reason: z.string().optional().describe("A unique, one-word, CamelCase reason for the condition's last transition."),
-      status: z.string().optional().describe("The status of the condition: True, False or Unknown."),
-      type: z.string().optional().describe("The type of the condition."),
-    })
-    .meta({ description: "PriorityLevelConfigurationCondition defines the condition of priority level." }),
-  "api.flowcontrol.v1beta2.PriorityLevelConfigurationCondition",
-);
-
+export const priorityLevelConfigurationConditionSchema = priorityLevelStatusSchemas.condition;
 /** `PriorityLevelConfigurationStatus`. */
-export const priorityLevelConfigurationStatusSchema = named(
-  z
-    .object({
-      conditions: patchStrategy(listType(z.array(priorityLevelConfigurationConditionSchema), "map", ["type"]), "merge", "type")
-        .optional()
-        .describe("The current state of the priority level."),
-    })
-    .meta({ description: "PriorityLevelConfigurationStatus represents the current state of a priority level." }),
-  "api.flowcontrol.v1beta2.PriorityLevelConfigurationStatus",
-);
+export const priorityLevelConfigurationStatusSchema = priorityLevelStatusSchemas.status;
 
 /** The zod schema of a PriorityLevelConfiguration in `v1beta2`. */
 export const priorityLevelConfigurationV1beta2Schema = kindSchema(

@@ -5,8 +5,9 @@
  * numeric rules with the reference's messages.
  * @module
  */
-import { FieldPath, duplicateField, invalidField, notSupportedField, requiredField, type APIObject, type FieldError } from "@orch/meta";
-import { quantity } from "../schema/fields.js";
+import { FieldPath, duplicateField, invalidField, listType, notSupportedField, patchStrategy, requiredField, type APIObject, type FieldError } from "@orch/meta";
+import { z } from "zod";
+import { named, quantity, time } from "../schema/fields.js";
 export { quantity };
 import { record, str } from "./rules.js";
 
@@ -87,4 +88,41 @@ export function findCondition(object: APIObject, type: string): Record<string, u
   const conditions = record(object["status"])?.["conditions"];
   if (!Array.isArray(conditions)) return undefined;
   return conditions.map(record).find((c) => c?.["type"] === type);
+}
+
+/** The descriptions of {@link flowControlStatusSchemas}' schemas, as the reference words them. */
+export interface FlowControlStatusDescriptions {
+  condition: string;
+  conditionType: string;
+  status: string;
+  conditions: string;
+}
+
+/**
+ * The `<Kind>Condition` and `<Kind>Status` schemas of a `flowcontrol` kind (FlowSchema,
+ * PriorityLevelConfiguration): the same fields under the reference's distinct OpenAPI names
+ * (`api.flowcontrol.v1beta2.<Kind>Condition`), conditions a map list keyed by `type`.
+ */
+export function flowControlStatusSchemas(kind: string, text: FlowControlStatusDescriptions) {
+  const condition = named(
+    z
+      .object({
+        lastTransitionTime: time().optional().describe("The last time the condition transitioned from one status to another."),
+        message: z.string().optional().describe("A human-readable message indicating details about last transition."),
+        reason: z.string().optional().describe("A unique, one-word, CamelCase reason for the condition's last transition."),
+        status: z.string().optional().describe("The status of the condition: True, False or Unknown."),
+        type: z.string().optional().describe(text.conditionType),
+      })
+      .meta({ description: text.condition }),
+    `api.flowcontrol.v1beta2.${kind}Condition`,
+  );
+  const status = named(
+    z
+      .object({
+        conditions: patchStrategy(listType(z.array(condition), "map", ["type"]), "merge", "type").optional().describe(text.conditions),
+      })
+      .meta({ description: text.status }),
+    `api.flowcontrol.v1beta2.${kind}Status`,
+  );
+  return { condition, status };
 }
