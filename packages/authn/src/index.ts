@@ -10,3 +10,4 @@ export {
 export { authenticateToken, bearerTokenAuthenticator, bearerTokenOf, maxBearerTokenLength, type BearerTokenOptions } from "./bearer-token.js";
 export { anonymous, unionAuthenticator, withAuthenticatedGroup } from "./union.js";
 export { fetchHTTPClient, type HTTPClient, type HTTPRequest, type HTTPResponse } from "./http-client.js";
+export type { ObjectGetter } from "./object-getter.js";
