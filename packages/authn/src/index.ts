@@ -11,3 +11,10 @@ export { authenticateToken, bearerTokenAuthenticator, bearerTokenOf, maxBearerTo
 export { anonymous, unionAuthenticator, withAuthenticatedGroup } from "./union.js";
 export { fetchHTTPClient, type HTTPClient, type HTTPRequest, type HTTPResponse } from "./http-client.js";
 export type { ObjectGetter } from "./object-getter.js";
+export { oidcAuthenticator, type OIDCAuthenticatorOptions } from "./oidc-authenticator.js";
+export { parseCertificateBundle, verifyClientChain, type CertificateBundle, type VerifiedChain } from "./x509-verify.js";
+export { x509Authenticator, type X509AuthenticatorOptions } from "./x509-authenticator.js";
+export { requestHeaderAuthenticator, type RequestHeaderAuthenticatorOptions } from "./request-header-authenticator.js";
+export { parseTokenFile, StaticTokenAuthenticator } from "./token-file.js";
+export { tokenWebhookAuthenticator, type TokenWebhookAuthenticator, type TokenWebhookCacheStats, type TokenWebhookOptions } from "./token-webhook.js";
+export { parseWebhookConfig, type PEMSource, type WebhookConfig } from "./webhook-config.js";
