@@ -70,6 +70,13 @@ describe("x509Authenticator", () => {
     await expect(auth.authenticate(request(shortLived.der))).rejects.toThrow(/x509: certificate has expired or is not yet valid: current time .* is before/);
   });
 
+  it("remembers a verified chain object (one per connection) and answers each request with its own copy", async () => {
+    const erin = await clientCertificate(root, "CN=erin, O=dev");
+    const first = await authenticator.authenticate(request(erin.der));
+    first?.user.groups.push("system:masters");
+    expect(await authenticator.authenticate(request(erin.der))).toEqual({ user: { name: "erin", groups: ["dev"] } });
+  });
+
   it("refuses a certificate whose extended key usage is serverAuth only", async () => {
     const server = await clientCertificate(root, "CN=server", { extensions: [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth])] });
     await expect(authenticator.authenticate(request(server.der))).rejects.toThrow(/incompatible key usage/);

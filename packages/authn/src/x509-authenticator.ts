@@ -26,18 +26,32 @@ export interface X509AuthenticatorOptions {
 export function x509Authenticator(options: X509AuthenticatorOptions): Authenticator {
   const roots = parseCertificateBundle(options.clientCA);
   const clock = options.clock ?? systemClock;
+  // Verified users by the leaf's bytes: an adapter that hands the same chain object to every
+  // request of a connection (as `@orch/node` does) pays for verification once per connection.
+  // A hit is still checked against the path's validity window.
+  const verified = new WeakMap<Uint8Array, { result: AuthenticationResult; notBefore: number; notAfter: number }>();
   return {
     async authenticate(request: AuthenticationRequest): Promise<AuthenticationResult> {
       const chain = request.peerCertificates ?? [];
-      if (chain.length === 0) return undefined;
-      const [leaf] = await verifyClientChain(chain, roots, clock.now()).catch((error: unknown) => {
+      const presented = chain[0];
+      if (presented === undefined) return undefined;
+      const now = clock.now();
+      const known = verified.get(presented);
+      if (known && now >= known.notBefore && now <= known.notAfter) return known.result && { user: { ...known.result.user, groups: [...known.result.user.groups] } };
+      const path = await verifyClientChain(chain, roots, now).catch((error: unknown) => {
         const reason = error instanceof Error ? error.message : String(error);
-        throw new AuthenticationError(`verifying certificate ${describeCertificate(chain[0])} failed: ${reason}`, { cause: error });
+        throw new AuthenticationError(`verifying certificate ${describeCertificate(presented)} failed: ${reason}`, { cause: error });
       });
+      const leaf = path[0];
       if (leaf === undefined) return undefined;
       const name = commonNameOf(leaf);
-      if (name === "") return undefined;
-      return { user: { name, groups: organizationsOf(leaf) } };
+      const result: AuthenticationResult = name === "" ? undefined : { user: { name, groups: organizationsOf(leaf) } };
+      verified.set(presented, {
+        result,
+        notBefore: Math.max(...path.map((c) => c.notBefore.getTime())),
+        notAfter: Math.min(...path.map((c) => c.notAfter.getTime())),
+      });
+      return result && { user: { ...result.user, groups: [...result.user.groups] } };
     },
   };
 }
