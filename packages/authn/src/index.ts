@@ -18,3 +18,24 @@ export { requestHeaderAuthenticator, type RequestHeaderAuthenticatorOptions } fr
 export { parseTokenFile, StaticTokenAuthenticator } from "./token-file.js";
 export { tokenWebhookAuthenticator, type TokenWebhookAuthenticator, type TokenWebhookCacheStats, type TokenWebhookOptions } from "./token-webhook.js";
 export { parseWebhookConfig, type PEMSource, type WebhookConfig } from "./webhook-config.js";
+export {
+  serviceAccountGroups,
+  serviceAccountsGroup,
+  serviceAccountTokenAlgorithms,
+  serviceAccountTokenAuthenticator,
+  serviceAccountTokenLeewayMs,
+  serviceAccountUserName,
+  type ServiceAccountTokenAuthenticatorOptions,
+} from "./service-account-token.js";
+export { publicKeysFromPEM } from "./service-account-keys.js";
+export {
+  bootstrapDefaultGroup,
+  bootstrapGroupPattern,
+  bootstrapTokenAuthenticator,
+  bootstrapTokenPattern,
+  bootstrapTokenSecretPrefix,
+  bootstrapUserPrefix,
+  parseBootstrapToken,
+  type BootstrapToken,
+  type BootstrapTokenAuthenticatorOptions,
+} from "./bootstrap-token.js";

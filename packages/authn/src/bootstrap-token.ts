@@ -1,0 +1,169 @@
+/**
+ * Bootstrap tokens: `<id>.<secret>` bearer tokens backed by a Secret `bootstrap-token-<id>` in
+ * the system namespace, which nodes use to join a cluster (the reference's
+ * `plugin/pkg/auth/authenticator/token/bootstrap`), and the token format other code shares.
+ * @module
+ */
+import type { APIObject } from "@orch/meta";
+import { systemClock, type Clock } from "@orch/store";
+import { AuthenticationError, type AuthenticationResult, type TokenAuthenticator } from "./authenticator.js";
+import type { ObjectGetter } from "./object-getter.js";
+
+/** The format of a bootstrap token: a 6-character id, a dot, a 16-character secret, `[a-z0-9]`. */
+export const bootstrapTokenPattern = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
+
+/** The format of an extra group of a bootstrap token (the reference's `BootstrapGroupPattern`). */
+export const bootstrapGroupPattern = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
+
+/** The name of the Secret of token `<id>` is this prefix followed by the id. */
+export const bootstrapTokenSecretPrefix = "bootstrap-token-";
+
+/** The user name of token `<id>` is this prefix followed by the id. */
+export const bootstrapUserPrefix = "system:bootstrap:";
+
+/** The group of every bootstrap token's user. */
+export const bootstrapDefaultGroup = "system:bootstrappers";
+
+/** The id and the secret of a bootstrap token. */
+export interface BootstrapToken {
+  /** The public part, which names the Secret (`bootstrap-token-<id>`). */
+  id: string;
+  /** The private part, compared with the Secret's `token-secret`. */
+  secret: string;
+}
+
+/** The id and secret of `token`, or `undefined` when it does not match {@link bootstrapTokenPattern}. */
+export function parseBootstrapToken(token: string): BootstrapToken | undefined {
+  const match = bootstrapTokenPattern.exec(token);
+  if (!match) return undefined;
+  return { id: match[1] as string, secret: match[2] as string };
+}
+
+/** Options of {@link bootstrapTokenAuthenticator}. */
+export interface BootstrapTokenAuthenticatorOptions {
+  /** Reads the token's Secret. */
+  getter: ObjectGetter;
+  /** The namespace of the token Secrets: `orch-system` (`kube-system` for the reference's domain). */
+  namespace: string;
+  /** The type a token Secret must have: `bootstrap.orch.io/token` (`bootstrap.kubernetes.io/token`). */
+  secretType: string;
+  /** The clock the Secret's `expiration` is compared with (default the system's). */
+  clock?: Clock;
+  /** Receives one line per token that matched a Secret but was not accepted, and why (never the secret). */
+  log?: (message: string) => void;
+}
+
+/** The UTF-8 text of a base64 `data` value; `undefined` when it is not base64. */
+function decodeData(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  try {
+    const binary = atob(value);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return new TextDecoder().decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `a` and `b` are equal, in time that depends only on their lengths. */
+function constantTimeEqual(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  if (x.length !== y.length) return false;
+  let diff = 0;
+  for (let i = 0; i < x.length; i++) diff |= (x[i] as number) ^ (y[i] as number);
+  return diff === 0;
+}
+
+/**
+ * An RFC 3339 time (`2026-01-01T00:00:00Z`; fractional seconds and `+hh:mm` offsets allowed) in
+ * milliseconds since the epoch; `undefined` when malformed or out of range (`2026-02-30`).
+ */
+function parseRFC3339(value: string): number | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:Z|([+-])(\d{2}):(\d{2}))$/.exec(value);
+  if (!match) return undefined;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const at = Date.UTC(year, month - 1, day, hour, minute, second);
+  const date = new Date(at);
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return undefined;
+  const offsetHours = Number(match[9] ?? 0);
+  const offsetMinutes = Number(match[10] ?? 0);
+  if (offsetHours > 23 || offsetMinutes > 59) return undefined;
+  const offset = (match[8] === "-" ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
+  return at + Math.floor(Number(`0${match[7] ?? ""}`) * 1000) - offset;
+}
+
+/**
+ * A {@link TokenAuthenticator} for bootstrap tokens, as the reference's: a token that does not
+ * match {@link bootstrapTokenPattern} is not its kind. Otherwise it reads Secret
+ * `bootstrap-token-<id>` in `namespace` (its `data` values base64, as Secrets are stored) and
+ * accepts the token as user `system:bootstrap:<id>` only when, in this order: the Secret exists;
+ * it has no `deletionTimestamp`; its `type` is `secretType` and it has `data`; `token-secret`
+ * equals the token's secret (compared in constant time); `token-id` equals the id; `expiration`,
+ * when present, is an RFC 3339 time after now (a malformed one counts as expired);
+ * `usage-bootstrap-authentication` is `true`; and every entry of the comma-separated
+ * `auth-extra-groups` matches {@link bootstrapGroupPattern}. The groups are
+ * `system:bootstrappers` and the extra groups, deduplicated and sorted, as the reference's.
+ *
+ * Every refusal answers `undefined` (no opinion) and is logged, as in the reference: the bearer
+ * authenticator then answers 401 when no other authenticator accepts the token. A getter that
+ * rejects (the store cannot answer) throws an {@link AuthenticationError}, as the reference
+ * returns the lister's error. Nothing is cached: each call reads the Secret.
+ */
+export function bootstrapTokenAuthenticator(options: BootstrapTokenAuthenticatorOptions): TokenAuthenticator {
+  const { getter, namespace, secretType } = options;
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? (() => {});
+  return {
+    async authenticateToken(token: string): Promise<AuthenticationResult> {
+      const parsed = parseBootstrapToken(token);
+      if (!parsed) return undefined;
+      const name = bootstrapTokenSecretPrefix + parsed.id;
+      let secret: APIObject | undefined;
+      try {
+        secret = await getter("", "secrets", namespace, name);
+      } catch (error) {
+        throw new AuthenticationError(`bootstrap token ${parsed.id}: reading secret ${namespace}/${name}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (!secret) {
+        log(`No secret of name ${namespace}/${name} to match bootstrap bearer token`);
+        return undefined;
+      }
+      const refuse = (why: string): undefined => {
+        log(`Bootstrap secret ${namespace}/${name} matching bearer token ${why}`);
+        return undefined;
+      };
+      if (secret.metadata?.deletionTimestamp !== undefined) return refuse("is deleted and awaiting removal");
+      const data = secret["data"];
+      if (secret["type"] !== secretType || typeof data !== "object" || data === null) return refuse(`has invalid type, expected ${secretType}.`);
+      const get = (key: string): string | undefined => {
+        const value = (data as Record<string, unknown>)[key];
+        return value === undefined ? "" : decodeData(value);
+      };
+      const tokenSecret = get("token-secret");
+      if (tokenSecret === undefined || !constantTimeEqual(tokenSecret, parsed.secret)) return refuse("has invalid value for key token-secret.");
+      if (get("token-id") !== parsed.id) return refuse("has invalid value for key token-id.");
+      const expiration = get("expiration");
+      if (expiration === undefined) return refuse("has an expiration that is not base64: treating as expired.");
+      if (expiration !== "") {
+        const expires = parseRFC3339(expiration);
+        if (expires === undefined) return refuse(`has an unparseable expiration time (${expiration}): treating as expired.`);
+        if (expires <= clock.now()) return refuse(`has expired (${expiration}).`);
+      }
+      if (get("usage-bootstrap-authentication") !== "true") return refuse("not marked usage-bootstrap-authentication=true.");
+      const extra = get("auth-extra-groups");
+      if (extra === undefined) return refuse("has invalid value for key auth-extra-groups: not base64.");
+      const groups = new Set([bootstrapDefaultGroup]);
+      if (extra !== "") {
+        for (const group of extra.split(",")) {
+          if (!bootstrapGroupPattern.test(group)) {
+            return refuse(`has invalid value for key auth-extra-groups: bootstrap group ${JSON.stringify(group)} is invalid (must match ${bootstrapGroupPattern.source}).`);
+          }
+          groups.add(group);
+        }
+      }
+      return { user: { name: bootstrapUserPrefix + parsed.id, groups: [...groups].sort() } };
+    },
+  };
+}
