@@ -157,10 +157,13 @@ describe("orch-apiserver --service-account-key-file (RSA) --service-account-issu
     expect((await verified(plain.stdout.trim(), publicKey, "https://issuer.example.com")).aud).toEqual(["https://issuer.example.com"]);
   });
 
-  it("refuses to start with a key file that holds no private key", async () => {
+  it("refuses to start with a signing key file that holds no private key, or a key file that holds no key", async () => {
     const bad = join(dir, "public.pem");
     await writeFile(bad, publicKey.export({ type: "spki", format: "pem" }));
-    await expect(startAPIServer({ flags: ["--service-account-key-file", bad] })).rejects.toThrow(/service account key .*public\.pem: no PEM private key/);
+    await expect(startAPIServer({ flags: ["--service-account-signing-key-file", bad] })).rejects.toThrow(/service account key .*public\.pem: no PEM private key/);
+    const empty = join(dir, "empty.pem");
+    await writeFile(empty, "not a key\n");
+    await expect(startAPIServer({ flags: ["--service-account-key-file", empty] })).rejects.toThrow(/--service-account-key-file .*empty\.pem: /);
   });
 });
 

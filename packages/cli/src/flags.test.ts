@@ -15,6 +15,7 @@ describe("parseFlags", () => {
       etcdPrefix: "",
       etcdCompactionIntervalMs: 300_000,
       etcdWaitAtStart: false,
+      authentication: { anonymous: true, bootstrapTokenAuth: false, serviceAccountKeyFiles: [], serviceAccountLookup: true },
     });
   });
 
@@ -39,7 +40,30 @@ describe("parseFlags", () => {
     [["--etcd-servers=http://a:2379", "--etcd-wait-at-start"], { etcdWaitAtStart: true }],
     [["--etcd-servers=http://a:2379", "--etcd-wait-at-start=true"], { etcdWaitAtStart: true }],
     [["--etcd-servers=http://a:2379", "--etcd-wait-at-start=false"], { etcdWaitAtStart: false }],
-    [["--service-account-key-file", "/etc/orch/sa.key"], { serviceAccountKeyFile: "/etc/orch/sa.key" }],
+    [["--service-account-key-file", "/etc/orch/sa.key", "--service-account-key-file=/etc/orch/old.pub"], { authentication: { serviceAccountKeyFiles: ["/etc/orch/sa.key", "/etc/orch/old.pub"] } }],
+    [["--service-account-signing-key-file", "/etc/orch/sa.key"], { authentication: { serviceAccountSigningKeyFile: "/etc/orch/sa.key" } }],
+    [["--anonymous-auth=false", "--service-account-lookup=false", "--enable-bootstrap-token-auth"], { authentication: { anonymous: false, serviceAccountLookup: false, bootstrapTokenAuth: true } }],
+    [["--token-auth-file", "tokens.csv", "--client-ca-file=ca.crt", "--api-audiences", "a,b"], { authentication: { tokenAuthFile: "tokens.csv", clientCAFile: "ca.crt", apiAudiences: ["a", "b"] } }],
+    [
+      ["--oidc-issuer-url=https://idp.test", "--oidc-client-id=orch", "--oidc-username-claim=email", "--oidc-groups-claim=groups", "--oidc-required-claim=hd=example.com", "--oidc-required-claim", "tier=gold", "--oidc-ca-file=idp.crt"],
+      {
+        authentication: {
+          oidc: { issuerURL: "https://idp.test", clientID: "orch", usernameClaim: "email", groupsClaim: "groups", requiredClaims: { hd: "example.com", tier: "gold" }, caFile: "idp.crt", signingAlgorithms: ["RS256"] },
+        },
+      },
+    ],
+    [
+      ["--authentication-token-webhook-config-file=hook.yaml", "--authentication-token-webhook-version=v1", "--authentication-token-webhook-cache-ttl=30s"],
+      { authentication: { tokenWebhook: { configFile: "hook.yaml", version: "v1", cacheTTLMs: 30_000 } } },
+    ],
+    [
+      ["--requestheader-client-ca-file=proxy.crt", "--requestheader-username-headers=X-Remote-User", "--requestheader-group-headers=X-Remote-Group", "--requestheader-extra-headers-prefix=X-Remote-Extra-", "--requestheader-allowed-names=front-proxy"],
+      {
+        authentication: {
+          requestHeader: { clientCAFile: "proxy.crt", usernameHeaders: ["X-Remote-User"], groupHeaders: ["X-Remote-Group"], extraHeaderPrefixes: ["X-Remote-Extra-"], allowedNames: ["front-proxy"], uidHeaders: [] },
+        },
+      },
+    ],
     [["--service-account-issuer=https://issuer.example.com"], { serviceAccountIssuer: "https://issuer.example.com" }],
     [["--service-account-issuer", "orch-issuer"], { serviceAccountIssuer: "orch-issuer" }],
     [["--help"], { help: true }],
@@ -72,6 +96,17 @@ describe("parseFlags", () => {
     [["--livez-grace-period", "-5s"], /--livez-grace-period/],
     [["--livez-grace-period", "soon"], /--livez-grace-period/],
     [["serve"], /serve/],
+    [["--anonymous-auth=maybe"], /--anonymous-auth "maybe": want true or false/],
+    [["--token-auth-file="], /invalid --token-auth-file: empty/],
+    [["--oidc-client-id=orch"], /--oidc-client-id needs --oidc-issuer-url/],
+    [["--oidc-issuer-url=http://idp.test", "--oidc-client-id=orch"], /--oidc-issuer-url "http:\/\/idp.test": want an https URL/],
+    [["--oidc-issuer-url=https://idp.test"], /--oidc-issuer-url needs --oidc-client-id/],
+    [["--oidc-issuer-url=https://idp.test", "--oidc-client-id=orch", "--oidc-required-claim=novalue"], /--oidc-required-claim "novalue": want key=value/],
+    [["--authentication-token-webhook-version=v1"], /needs --authentication-token-webhook-config-file/],
+    [["--authentication-token-webhook-config-file=h.yaml", "--authentication-token-webhook-version=v2"], /want v1beta1 or v1/],
+    [["--authentication-token-webhook-config-file=h.yaml", "--authentication-token-webhook-cache-ttl=soon"], /authentication-token-webhook-cache-ttl/],
+    [["--requestheader-client-ca-file=proxy.crt"], /needs --requestheader-username-headers/],
+    [["--requestheader-username-headers=X-Remote-User"], /--requestheader-username-headers needs --requestheader-client-ca-file/],
   ] as const)("refuses %j with a FlagError naming the problem", (argv, message) => {
     expect(() => parseFlags(argv)).toThrow(FlagError);
     expect(() => parseFlags(argv)).toThrow(message);

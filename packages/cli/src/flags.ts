@@ -4,6 +4,7 @@
  */
 import { isIP } from "node:net";
 import { parseArgs } from "node:util";
+import { authenticationBooleans, authenticationOptions, authenticationUsage, parseAuthenticationFlags, type AuthenticationFlags } from "./authentication-flags.js";
 
 /** The parsed command line of `orch-apiserver`. */
 export interface Flags {
@@ -40,16 +41,13 @@ export interface Flags {
    */
   etcdWaitAtStart: boolean;
   /**
-   * `--service-account-key-file`: a PEM private key (RSA or ECDSA P-256/P-384/P-521) that signs
-   * service-account tokens; unset, the serving certificate's key signs them.
-   */
-  serviceAccountKeyFile?: string;
-  /**
    * `--service-account-issuer`: the `iss` of service-account tokens, also their default audience;
    * unset, `https://orch.default.svc.cluster.local` (`https://kubernetes.default.svc.cluster.local`
    * with `--domain k8s.io`).
    */
   serviceAccountIssuer?: string;
+  /** The authentication flags. */
+  authentication: AuthenticationFlags;
 }
 
 /** A bad command line; the command prints the message and exits with code 2. */
@@ -82,13 +80,11 @@ Flags:
                                           etcd check and requests that need storage answer 503 until etcd
                                           answers, then the server starts without a restart; without it the
                                           server exits 1 when etcd does not answer within 5s (default false)
-      --service-account-key-file string   PEM private key (RSA or ECDSA) that signs service account tokens
-                                          (default: the key of the serving certificate)
       --service-account-issuer string     issuer (iss) of service account tokens, also their default audience
                                           (default "https://orch.default.svc.cluster.local", with
                                           --domain k8s.io "https://kubernetes.default.svc.cluster.local")
   -h, --help                              print this help
-`;
+${authenticationUsage}`;
 
 const units: Record<string, number> = {
   ns: 1e-6,
@@ -138,10 +134,11 @@ const domainPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
  * ```
  */
 export function parseFlags(argv: readonly string[]): Flags {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | boolean[] | undefined>;
+  const booleans = booleanValues(argv, ["etcd-wait-at-start", ...authenticationBooleans]);
   try {
     ({ values } = parseArgs({
-      args: booleanValues(argv, ["etcd-wait-at-start"]),
+      args: booleans.args,
       strict: true,
       allowPositionals: false,
       options: {
@@ -159,8 +156,8 @@ export function parseFlags(argv: readonly string[]): Flags {
         "etcd-keyfile": { type: "string" },
         "etcd-compaction-interval": { type: "string" },
         "etcd-wait-at-start": { type: "boolean" },
-        "service-account-key-file": { type: "string" },
         "service-account-issuer": { type: "string" },
+        ...authenticationOptions,
       },
     }));
   } catch (error) {
@@ -201,13 +198,13 @@ export function parseFlags(argv: readonly string[]): Flags {
     etcdPrefix: etcd.prefix,
     etcdCompactionIntervalMs: duration("etcd-compaction-interval", 5 * 60_000),
     etcdWaitAtStart,
+    authentication: parseAuthenticationFlags(values, booleans.explicitFalse, duration, (message) => {
+      throw new FlagError(message);
+    }),
   };
   if (etcd.caFile !== undefined) flags.etcdCAFile = etcd.caFile;
   if (etcd.certFile !== undefined) flags.etcdCertFile = etcd.certFile;
   if (etcd.keyFile !== undefined) flags.etcdKeyFile = etcd.keyFile;
-  const keyFile = str("service-account-key-file");
-  if (keyFile === "") throw new FlagError("invalid --service-account-key-file: empty");
-  if (keyFile !== undefined) flags.serviceAccountKeyFile = keyFile;
   const issuer = str("service-account-issuer");
   if (issuer !== undefined) flags.serviceAccountIssuer = parseIssuer(issuer);
   return flags;
@@ -221,19 +218,23 @@ function parseIssuer(issuer: string): string {
 }
 
 /**
- * `argv` with `--name=true` of the boolean flags `names` as `--name`, and `--name=false` left out,
- * as Go's flag package takes them (`parseArgs` takes neither).
+ * `argv` with `--name=true` of the boolean flags `names` as `--name`, and `--name=false` left out
+ * and reported in `explicitFalse`, as Go's flag package takes them (`parseArgs` takes neither).
  * @throws FlagError for `--name=<anything else>`
  */
-function booleanValues(argv: readonly string[], names: readonly string[]): string[] {
-  const out: string[] = [];
+function booleanValues(argv: readonly string[], names: readonly string[]): { args: string[]; explicitFalse: Set<string> } {
+  const args: string[] = [];
+  const explicitFalse = new Set<string>();
   for (const arg of argv) {
     const match = /^--([^=]+)=(.*)$/s.exec(arg);
-    if (match === null || !names.includes(match[1]!)) out.push(arg);
-    else if (match[2] === "true") out.push(`--${match[1]!}`);
-    else if (match[2] !== "false") throw new FlagError(`invalid --${match[1]!} "${match[2]!}": want true or false`);
+    if (match === null || !names.includes(match[1]!)) args.push(arg);
+    else if (match[2] === "true") {
+      args.push(`--${match[1]!}`);
+      explicitFalse.delete(match[1]!);
+    } else if (match[2] === "false") explicitFalse.add(match[1]!);
+    else throw new FlagError(`invalid --${match[1]!} "${match[2]!}": want true or false`);
   }
-  return out;
+  return { args, explicitFalse };
 }
 
 /** The etcd flags, checked together: URLs, TLS files that go in pairs, nothing without servers. */

@@ -76,7 +76,17 @@ async function start(argv: string[]) {
 describe("runAPIServer", () => {
   it("prints one ready line, serves TLS to the admin certificate, and stops gracefully", async () => {
     const { stdout, fake, info } = await start(["--secure-port", "0", "--data-dir", dir, "--domain", "k8s.io", "--shutdown-delay-duration", "1s", "--livez-grace-period=2s"]);
-    expect(fake.options).toEqual({ domain: "k8s.io", shutdownDelayMs: 1000, livezGracePeriodMs: 2000, serviceAccountTokens: { signingKey: expect.any(Function) } });
+    expect(fake.options).toEqual({
+      domain: "k8s.io",
+      shutdownDelayMs: 1000,
+      livezGracePeriodMs: 2000,
+      serviceAccountTokens: { signingKey: expect.any(Function), lookup: true, verificationKeys: [] },
+      // The client certificates of the generated CA (the admin kubeconfig's), then bearer tokens.
+      authenticators: [expect.objectContaining({ authenticate: expect.any(Function) })],
+      anonymousAuth: true,
+      bootstrapTokenAuth: false,
+      log: expect.any(Function),
+    });
     const kubeconfigPath = join(dir, "kubeconfig");
     expect(stdout.text).toMatch(/^orch-apiserver ready url=https:\/\/127\.0\.0\.1:\d+ kubeconfig=\S+\n$/);
     expect(stdout.text).toBe(`orch-apiserver ready url=${info.url} kubeconfig=${kubeconfigPath}\n`);
@@ -101,7 +111,8 @@ describe("runAPIServer", () => {
         .end();
     });
     expect(body).toBe("pong");
-    expect(fake.seen[0]?.user).toEqual({ name: "admin", groups: ["system:masters", "system:authenticated"] });
+    // The adapter hands the admin certificate to the server, whose authenticators verify it.
+    expect(fake.seen[0]?.peerCertificates?.length).toBeGreaterThan(0);
 
     stop.abort();
     expect(await running).toBe(0);
@@ -140,18 +151,30 @@ describe("runAPIServer", () => {
     expect(fake.options?.serviceAccountTokens?.issuer).toBe("https://issuer.test");
   });
 
-  it("exits 1 with a message when the service account key file is missing or holds no private key", async () => {
+  it("exits 1 with a message when the service account key file is missing or the signing key file holds no private key", async () => {
     // Certificates made beforehand: the run ends on the key while they would still be written.
     await ensureCertificates(dir, { bindAddress: "127.0.0.1" });
     const stderr = capture();
     const missing = join(dir, "absent.key");
     expect(await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--service-account-key-file", missing], { stdout: capture(), stderr, signal: stop.signal, createServer: fakeServer })).toBe(1);
-    expect(stderr.text).toContain(`orch-apiserver: --service-account-key-file: ENOENT: no such file or directory, open '${missing}'`);
+    expect(stderr.text).toContain(`orch-apiserver: --service-account-key-file ${missing}: ENOENT: no such file or directory, open '${missing}'`);
     const publicOnly = join(dir, "public.pem");
     await writeFile(publicOnly, generateKeyPairSync("ec", { namedCurve: "prime256v1", privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } }).publicKey);
     const again = capture();
-    expect(await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--service-account-key-file", publicOnly], { stdout: capture(), stderr: again, signal: stop.signal, createServer: fakeServer })).toBe(1);
+    expect(await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--service-account-signing-key-file", publicOnly], { stdout: capture(), stderr: again, signal: stop.signal, createServer: fakeServer })).toBe(1);
     expect(again.text).toContain(`orch-apiserver: service account key ${publicOnly}: no PEM private key`);
+  });
+
+  it("exits 1 naming the line when the token file is malformed, and the file when it is missing", async () => {
+    await ensureCertificates(dir, { bindAddress: "127.0.0.1" });
+    const tokens = join(dir, "tokens.csv");
+    await writeFile(tokens, 'good-token,alice,uid-1,"dev,ops"\nbroken-token,bob\n');
+    const stderr = capture();
+    expect(await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--token-auth-file", tokens], { stdout: capture(), stderr, signal: stop.signal, createServer: fakeServer })).toBe(1);
+    expect(stderr.text).toMatch(new RegExp(`--token-auth-file ${tokens}: .*line 2`));
+    const missing = capture();
+    expect(await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--client-ca-file", join(dir, "nope.crt")], { stdout: capture(), stderr: missing, signal: stop.signal, createServer: fakeServer })).toBe(1);
+    expect(missing.text).toContain(`--client-ca-file ${join(dir, "nope.crt")}: ENOENT`);
   });
 
   it("exits 1 with a message when the port is taken", async () => {

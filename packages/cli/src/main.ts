@@ -3,7 +3,6 @@
  * kubeconfig, shut down gracefully on SIGTERM or SIGINT.
  * @module
  */
-import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { serve, type RequestHandler, type ServedServer } from "@orch/node";
@@ -12,6 +11,7 @@ import { ensureCertificates } from "./certificates.js";
 import { FlagError, parseFlags, usage, type Flags } from "./flags.js";
 import { writeKubeconfig } from "./kubeconfig.js";
 import { importServiceAccountKey } from "./service-account-key.js";
+import { loadAuthentication } from "./authentication.js";
 
 /** Where {@link runAPIServer} writes: `process.stdout` or anything with `write`. */
 export interface Output {
@@ -104,8 +104,12 @@ function untilStopped(signal: AbortSignal | undefined): { stopped: Promise<void>
  * start-up every second, then starts without a restart (reported on `stderr`).
  *
  * Service-account tokens (`serviceaccounts/<name>/token`) are signed with
- * `--service-account-key-file`, else with the serving certificate's key; a key that cannot be
- * read or cannot sign stops the start (exit 1).
+ * `--service-account-signing-key-file`, else the first private key of `--service-account-key-file`,
+ * else the serving certificate's key; a key that cannot be read or cannot sign stops the start
+ * (exit 1), and so does any file an authentication flag names that cannot be read or parsed
+ * (a token file's message names the line). Client certificates verify against
+ * `--client-ca-file`, by default the generated CA that also signs the admin kubeconfig's
+ * certificate (user `admin` in `system:masters`).
  *
  * When ready, it prints exactly one line to `stdout`:
  * `orch-apiserver ready url=https://127.0.0.1:<port> kubeconfig=<absolute path>`.
@@ -139,17 +143,23 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     // Certificates and the server start side by side: each takes a good part of startup.
     const pending = ensureCertificates(dataDir, { bindAddress: flags.bindAddress });
     pending.catch(() => undefined);
-    // Service-account tokens are signed with the key file, else with the serving key.
-    const keyFile = flags.serviceAccountKeyFile;
-    const signingKey = keyFile
-      ? readFile(keyFile, "utf8").then(
-          (pem) => importServiceAccountKey(pem, keyFile),
-          (error: unknown) => Promise.reject(new Error(`--service-account-key-file: ${error instanceof Error ? error.message : String(error)}`, { cause: error })),
-        )
-      : pending.then((c) => importServiceAccountKey(c.serverKey, join(dataDir, "apiserver.key")));
+    // The authentication flags' files are read once the certificates are there (the generated CA
+    // is the client CA by default); service-account tokens are signed with the key the flags
+    // name, else with the serving key.
+    const log = (message: string) => options.stderr.write(`orch-apiserver: ${message}\n`);
+    const authentication = pending.then((c) => loadAuthentication(flags.authentication, { generatedCA: c.caCert, domain: flags.domain, log }));
+    authentication.catch(() => undefined);
+    const signingKey = authentication.then(async (loaded) => loaded.signingKey ?? importServiceAccountKey((await pending).serverKey, join(dataDir, "apiserver.key")));
     signingKey.catch(() => undefined);
-    serverOptions.serviceAccountTokens = { signingKey: () => signingKey };
+    serverOptions.serviceAccountTokens = { signingKey: () => signingKey, lookup: flags.authentication.serviceAccountLookup };
     if (flags.serviceAccountIssuer !== undefined) serverOptions.serviceAccountTokens.issuer = flags.serviceAccountIssuer;
+    if (flags.authentication.apiAudiences !== undefined) serverOptions.serviceAccountTokens.audiences = flags.authentication.apiAudiences;
+    const loaded = await authentication;
+    serverOptions.authenticators = loaded.authenticators;
+    serverOptions.serviceAccountTokens.verificationKeys = loaded.verificationKeys;
+    serverOptions.anonymousAuth = flags.authentication.anonymous;
+    serverOptions.bootstrapTokenAuth = flags.authentication.bootstrapTokenAuth;
+    serverOptions.log = log;
     let startCompaction = (): void => undefined;
     if (flags.etcdServers.length > 0) {
       // The etcd client (gRPC and its protos) loads only for servers that use it: ~200 ms of start.
@@ -172,7 +182,7 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     served = await serve(server, {
       host: flags.bindAddress,
       port: flags.securePort,
-      tls: { key: certificates.serverKey, cert: certificates.serverCert, ca: certificates.caCert, requestCert: true },
+      tls: { key: certificates.serverKey, cert: certificates.serverCert, ca: loaded.tlsClientCA, requestCert: true },
     });
     const kubeconfig = join(dataDir, "kubeconfig");
     await writeKubeconfig(kubeconfig, {

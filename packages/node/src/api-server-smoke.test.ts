@@ -40,7 +40,7 @@ describe("serve(new APIServer()) over TLS", () => {
         .end();
     });
     expect(status).toBeGreaterThanOrEqual(100);
-    expect(seen[0]?.user).toEqual({ name: "admin", groups: ["system:masters", "system:authenticated"] });
+    expect(seen[0]?.peerCertificates?.[0]).toEqual(new Uint8Array(admin.certificate.rawData));
     await served.close();
     served = undefined;
   });

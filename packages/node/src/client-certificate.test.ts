@@ -55,29 +55,36 @@ function call(client?: Issued): Promise<number> {
   });
 }
 
-describe("client certificate identity over TLS", () => {
-  it("gives the user of a verified certificate: CN as name, every O plus system:authenticated as groups", async () => {
+/** The DER bytes of a PEM certificate. */
+function der(issued: Issued): Uint8Array {
+  return new Uint8Array(issued.certificate.rawData);
+}
+
+describe("the client certificate chain over TLS", () => {
+  it("hands the server the certificate the client sent, DER, leaf first, and no user", async () => {
     const seen = await start();
     expect(served!.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(await call(alice)).toBe(200);
-    expect(seen[0]?.user).toEqual({ name: "alice", groups: ["dev", "ops", "system:authenticated"] });
+    expect(seen[0]?.peerCertificates?.[0]).toEqual(der(alice));
+    expect(seen[0]?.user).toBeUndefined();
   });
 
-  it("gives no user without a client certificate", async () => {
+  it("hands no chain without a client certificate", async () => {
     const seen = await start();
     expect(await call()).toBe(200);
-    expect(seen[0]?.user).toBeUndefined();
+    expect(seen[0]?.peerCertificates).toBeUndefined();
   });
 
-  it("gives no user for a certificate signed by another CA", async () => {
+  it("hands a certificate of another CA on as it came: verifying it is the server's job", async () => {
     const seen = await start();
     expect(await call(stranger)).toBe(200);
+    expect(seen[0]?.peerCertificates?.[0]).toEqual(der(stranger));
     expect(seen[0]?.user).toBeUndefined();
   });
 
-  it("gives no user for a verified certificate without a common name", async () => {
+  it("hands a certificate without a common name on as well", async () => {
     const seen = await start();
     expect(await call(noName)).toBe(200);
-    expect(seen[0]?.user).toBeUndefined();
+    expect(seen[0]?.peerCertificates?.[0]).toEqual(der(noName));
   });
 });

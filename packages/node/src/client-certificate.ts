@@ -1,37 +1,39 @@
 /**
- * The identity of a TLS client certificate: the user the reference system's x509 authenticator
- * derives from a certificate that verified against the client CA.
+ * The TLS client certificate chain of a request, as the adapter hands it to the server: DER
+ * certificates, leaf first, exactly as the client sent them. Verifying them is the server's
+ * authentication stage's job, never the adapter's.
  * @module
  */
 import type { Socket } from "node:net";
-import { TLSSocket } from "node:tls";
-import type { UserInfo } from "@orch/server";
-
-/** The group every authenticated user belongs to. */
-export const authenticatedGroup = "system:authenticated";
-
-function values(field: unknown): string[] {
-  if (typeof field === "string") return [field];
-  if (Array.isArray(field)) return field.filter((v): v is string => typeof v === "string");
-  return [];
-}
+import { TLSSocket, type DetailedPeerCertificate } from "node:tls";
 
 /**
- * The user of a verified client certificate, or `undefined` when the socket is not TLS, the
- * client sent no certificate, or the certificate did not verify against the configured CA
- * (`socket.authorized` is false).
- *
- * The name is the subject's common name (the last CN when there are several, as Go's
- * `pkix.Name` reads it); the groups are every subject organization (O), in order, followed by
- * `system:authenticated`. A certificate without a common name gives no user.
+ * The certificate chain the client presented on `socket` (DER, leaf first), or `undefined` when
+ * the socket is not TLS or the client sent no certificate. Whether the chain verified against
+ * the listener's `ca` plays no part: the server's authenticators verify it against their own CAs.
+ * Every request of a connection gets the same (frozen) array.
  */
-export function userFromSocket(socket: Socket): UserInfo | undefined {
-  if (!(socket instanceof TLSSocket) || !socket.authorized) return undefined;
-  const certificate = socket.getPeerCertificate();
-  // An empty object when the peer sent no certificate.
-  const subject = (certificate as { subject?: Record<string, unknown> }).subject;
-  if (!subject) return undefined;
-  const name = values(subject["CN"]).at(-1);
-  if (!name) return undefined;
-  return { name, groups: [...values(subject["O"]), authenticatedGroup] };
+export function peerCertificateChain(socket: Socket): readonly Uint8Array[] | undefined {
+  if (!(socket instanceof TLSSocket)) return undefined;
+  // One chain object per connection: the certificate cannot change on it, and authenticators
+  // can remember what they verified by its identity.
+  if (chains.has(socket)) return chains.get(socket);
+  const chain = readChain(socket);
+  chains.set(socket, chain);
+  return chain;
+}
+
+const chains = new WeakMap<TLSSocket, readonly Uint8Array[] | undefined>();
+
+function readChain(socket: TLSSocket): readonly Uint8Array[] | undefined {
+  let certificate: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
+  if (!certificate || !certificate.raw) return undefined;
+  const chain: Uint8Array[] = [];
+  const seen = new Set<string>();
+  while (certificate?.raw && !seen.has(certificate.fingerprint256)) {
+    seen.add(certificate.fingerprint256);
+    chain.push(new Uint8Array(certificate.raw));
+    certificate = certificate.issuerCertificate;
+  }
+  return Object.freeze(chain);
 }

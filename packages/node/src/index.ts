@@ -1,4 +1,5 @@
-export { authenticatedGroup, userFromSocket } from "./client-certificate.js";
+export { peerCertificateChain } from "./client-certificate.js";
 export { createRequestListener, type RequestHandler, type RequestListener } from "./request-listener.js";
 export { serve, type ServedServer, type ServeOptions, type ServeTLSOptions } from "./serve.js";
 export { httpsClient, type HTTPSClientOptions } from "./https-client.js";
+export { loadWebhookConfig, type LoadedWebhookConfig, type LoadWebhookConfigOptions } from "./webhook-client.js";

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { requestEntityTooLarge, toStatusError } from "@orch/meta";
 import type { APIRequest, APIResponse } from "@orch/server";
-import { userFromSocket } from "./client-certificate.js";
+import { peerCertificateChain } from "./client-certificate.js";
 import { discardRest, readBody } from "./internal/read-body.js";
 
 /**
@@ -187,8 +187,8 @@ async function serveOne(server: RequestHandler, state: ListenerState, req: Incom
       },
     };
     if (read.body) request.body = read.body;
-    const user = userFromSocket(req.socket);
-    if (user) request.user = user;
+    const chain = peerCertificateChain(req.socket);
+    if (chain) request.peerCertificates = chain;
 
     let response: APIResponse;
     try {
@@ -216,9 +216,9 @@ async function serveOne(server: RequestHandler, state: ListenerState, req: Incom
 
 /**
  * A request listener for a `node:http` or `node:https` server you own: it reads the body up to
- * `server.maxRequestBodyBytes` (413 past it, without buffering more), takes the user from a TLS
- * client certificate that verified against the server's `ca` (start the TLS server with
- * `requestCert: true, rejectUnauthorized: false`), aborts the request's `signal` when the client
+ * `server.maxRequestBodyBytes` (413 past it, without buffering more), hands the server the TLS
+ * client certificate chain as the client sent it (start the TLS server with `requestCert: true,
+ * rejectUnauthorized: false`; the server's authenticators verify it), aborts the request's `signal` when the client
  * goes away, and flushes each chunk of a streamed response at once.
  *
  * Graceful shutdown of a server you own is yours; {@link serve} does it for you.

@@ -15,11 +15,16 @@ export interface ServeTLSOptions {
   key: string | Buffer;
   /** The serving certificate (chain). */
   cert: string | Buffer;
-  /** CA bundle that client certificates are verified against; the verified user reaches `handle`. */
+  /**
+   * CA bundle named to clients in the TLS handshake as the issuers of acceptable client
+   * certificates (clients such as kubectl send a certificate only when it chains to one of them).
+   * The handshake does not refuse other certificates: the chain reaches `handle` as
+   * `peerCertificates`, and the server's authenticators verify it against their own CAs.
+   */
   ca?: string | Buffer;
   /**
    * Ask clients for a certificate (`true` by default when `ca` is set). A client without one, or
-   * with one that does not verify, still connects, but as no user.
+   * with one that does not verify, still connects; the server's authentication decides.
    */
   requestCert?: boolean;
 }

@@ -1,10 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { componentStatus, componentStatusType } from "./component-status.js";
+import { componentStatus, componentStatuses, componentStatusType } from "./component-status.js";
 import { decodeObject } from "./validate.js";
 
 describe("ComponentStatus", () => {
   it("is a computed, read-only, cluster-scoped core v1 kind with short name cs", () => {
-    expect(componentStatusType).toMatchObject({ group: "", resource: "componentstatuses", scope: "Cluster", shortNames: ["cs"], computed: true, verbs: ["get", "list"] });
+    expect(componentStatusType).toMatchObject({ group: "", resource: "componentstatuses", scope: "Cluster", shortNames: ["cs"], computed: componentStatuses, verbs: ["get", "list"] });
+  });
+
+  it("computes controller-manager and storage from the server's facts", async () => {
+    const facts = (store: boolean, controllers: boolean) => ({ domain: "orch.io", now: 0, storeHealthy: async () => store, controllersRunning: () => controllers });
+    expect(await componentStatuses(facts(true, true))).toEqual([
+      componentStatus("controller-manager", { healthy: true, message: "ok" }),
+      componentStatus("storage", { healthy: true, message: "ok" }),
+    ]);
+    const down = await componentStatuses(facts(false, false));
+    expect(down.map((o) => o["conditions"])).toEqual([
+      [{ type: "Healthy", status: "False", message: "", error: "the namespace controller is not running" }],
+      [{ type: "Healthy", status: "False", message: "", error: "the store does not answer" }],
+    ]);
   });
 
   it("builds healthy and unhealthy objects that decode with the schema", () => {

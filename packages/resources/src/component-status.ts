@@ -7,7 +7,7 @@
 import { listType, patchStrategy, type APIObject } from "@orch/meta";
 import { z } from "zod";
 import { record, str } from "./internal/rules.js";
-import type { ResourceType } from "./resource-type.js";
+import type { ComputedContext, ResourceType } from "./resource-type.js";
 import { named } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
@@ -36,7 +36,7 @@ export const componentStatusV1Schema = kindSchema(
 
 /**
  * A ComponentStatus object for a component named `name`: healthy with `message`, or unhealthy
- * with `error`. What a `computed` provider for `componentstatuses` returns per component.
+ * with `error`. What {@link componentStatuses} returns per component.
  */
 export function componentStatus(name: string, health: { healthy: true; message?: string } | { healthy: false; error: string; message?: string }): APIObject {
   const condition: Record<string, unknown> = { type: "Healthy", status: health.healthy ? "True" : "False" };
@@ -51,7 +51,19 @@ function findCondition(object: APIObject, type: string): Record<string, unknown>
   return Array.isArray(conditions) ? conditions.map(record).find((c) => c?.["type"] === type) : undefined;
 }
 
-/** The ComponentStatus resource type: computed, `get` and `list` only. */
+/**
+ * The components of a server and their health: `controller-manager` (its controllers run) and
+ * `storage` (its store answers), unhealthy with an empty message and an error that says why.
+ */
+export async function componentStatuses(ctx: ComputedContext): Promise<APIObject[]> {
+  const storeHealthy = await ctx.storeHealthy();
+  return [
+    componentStatus("controller-manager", ctx.controllersRunning() ? { healthy: true, message: "ok" } : { healthy: false, message: "", error: "the namespace controller is not running" }),
+    componentStatus("storage", storeHealthy ? { healthy: true, message: "ok" } : { healthy: false, message: "", error: "the store does not answer" }),
+  ];
+}
+
+/** The ComponentStatus resource type: computed by {@link componentStatuses}, `get` and `list` only. */
 export const componentStatusType: ResourceType = {
   group: "",
   resource: "componentstatuses",
@@ -61,7 +73,7 @@ export const componentStatusType: ResourceType = {
   scope: "Cluster",
   versions: [{ name: "v1", schema: componentStatusV1Schema, storage: true }],
   verbs: ["get", "list"],
-  computed: true,
+  computed: componentStatuses,
   strategy: {
     tableColumns: [
       {

@@ -1,11 +1,14 @@
 export type {
   ActionResult,
   ActionSubresource,
+  ComputedContext,
   ResourceStrategy,
   ResourceType,
   ResourceVersion,
   Scope,
   StrategyContext,
+  RequestUser,
+  TokenReviewResult,
   SubresourceStrategy,
   TableColumn,
   Verb,
@@ -46,6 +49,7 @@ export {
   type ObjectMetaUpdateOptions,
 } from "./validate.js";
 export {
+  builtinNamespaces,
   namespaceActive,
   namespaceConditionSchema,
   namespaceFinalizer,
@@ -130,6 +134,7 @@ export {
 export {
   componentConditionSchema,
   componentStatus,
+  componentStatuses,
   componentStatusType,
   componentStatusV1Schema,
 } from "./component-status.js";
@@ -403,6 +408,12 @@ export {
   type ServiceAccountTokenIssuer,
   type ServiceAccountTokenRef,
 } from "./token-request.js";
+export {
+  evaluateSelfSubjectReview,
+  selfSubjectReviewStatusSchema,
+  selfSubjectReviewType,
+  selfSubjectReviewV1Schema,
+} from "./self-subject-review.js";
 export {
   evaluateTokenReview,
   noAuthenticatorError,

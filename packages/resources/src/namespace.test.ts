@@ -1,6 +1,6 @@
 import { formatFieldError, type APIObject } from "@orch/meta";
 import { describe, expect, it } from "vitest";
-import { namespaceFinalizer, namespaceType, validateNamespace, validateNamespaceFinalize, validateNamespaceStatusUpdate } from "./namespace.js";
+import { builtinNamespaces, namespaceFinalizer, namespaceType, validateNamespace, validateNamespaceFinalize, validateNamespaceStatusUpdate } from "./namespace.js";
 
 const ctx = { domain: "orch.io", now: 0 };
 const ns = (fields: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): APIObject => ({ metadata: { name: "team", ...meta }, ...fields });
@@ -10,6 +10,23 @@ describe("Namespace", () => {
   it("is a cluster-scoped core v1 kind with short name ns and status and finalize sub-resources", () => {
     expect(namespaceType).toMatchObject({ group: "", resource: "namespaces", scope: "Cluster", shortNames: ["ns"], subresources: ["status", "finalize"] });
     expect(namespaceType.verbs).not.toContain("deletecollection");
+  });
+
+  it.each([
+    ["orch.io", ["default", "orch-system", "orch-public"]],
+    ["k8s.io", ["default", "kube-system", "kube-public"]],
+  ])("refuses the deletion of the built-in namespaces of %s with 403, and no other", (domain, builtin) => {
+    expect(builtinNamespaces(domain)).toEqual(builtin);
+    for (const name of builtin) {
+      expect(() => strategy.validateDelete?.(name, { domain, now: 0 })).toThrow(
+        expect.objectContaining({ code: 403, message: `namespaces "${name}" is forbidden: this namespace may not be deleted` }),
+      );
+    }
+    expect(() => strategy.validateDelete?.("team", { domain, now: 0 })).not.toThrow();
+  });
+
+  it("names namespaces with DNS labels", () => {
+    expect(strategy.nameIsLabel).toBe(true);
   });
 
   it.each([

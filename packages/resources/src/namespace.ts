@@ -1,10 +1,11 @@
 /**
  * Namespace (core `v1`, cluster-scoped, short name `ns`, sub-resources `status` and `finalize`):
  * a DNS-label name, `spec.finalizers` holding the product's finalizer until the namespace
- * controller has emptied it, `status.phase` `Active` or `Terminating`.
+ * controller has emptied it, `status.phase` `Active` or `Terminating`. The built-in namespaces
+ * cannot be deleted, and there is no `deletecollection`.
  * @module
  */
-import { extensionPrefix, FieldPath, invalidField, listType, patchStrategy, type APIObject, type FieldError } from "@orch/meta";
+import { extensionPrefix, FieldPath, forbidden, invalidField, listType, patchStrategy, type APIObject, type FieldError } from "@orch/meta";
 import { z } from "zod";
 import { record, str, validateFinalizerName } from "./internal/rules.js";
 import type { ResourceType, StrategyContext } from "./resource-type.js";
@@ -67,6 +68,21 @@ export const namespaceTerminating = "Terminating";
 /** The finalizer the namespace controller removes: `orch`, or `kubernetes` for domain `k8s.io`. */
 export function namespaceFinalizer(domain: string): string {
   return extensionPrefix(domain);
+}
+
+/**
+ * The namespaces a server of `domain` creates at start and never lets go: `default`,
+ * `<short>-system` and `<short>-public`, where `<short>` is `kube` for `k8s.io`, else the
+ * domain's first label (`orch-system` for `orch.io`).
+ */
+export function builtinNamespaces(domain: string): string[] {
+  const short = domain === "k8s.io" ? "kube" : domain.split(".")[0] ?? "orch";
+  return ["default", `${short}-system`, `${short}-public`];
+}
+
+/** Refuses the deletion of a built-in namespace: 403, `this namespace may not be deleted`. */
+function validateDelete(name: string, ctx: StrategyContext): void {
+  if (builtinNamespaces(ctx.domain).includes(name)) throw forbidden({ group: "", resource: "namespaces" }, name, "this namespace may not be deleted");
 }
 
 /** The label every namespace carries with its own name: `<domain>/metadata.name`. */
@@ -184,6 +200,8 @@ export const namespaceType: ResourceType = {
     prepareForUpdate,
     prepareForStatusUpdate,
     prepareForDelete,
+    validateDelete,
+    nameIsLabel: true,
     deleteReturnsObject: false,
     validate: (object, ctx) => validateNamespace(object, ctx),
     validateStatusUpdate: (object) => validateNamespaceStatusUpdate(object),

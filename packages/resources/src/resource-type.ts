@@ -71,6 +71,52 @@ export interface StrategyContext {
   get?(group: string, resource: string, namespace: string, name: string): Promise<APIObject>;
   /** Signs service-account tokens for the ServiceAccount `token` action; supplied by the server. */
   serviceAccountTokens?: ServiceAccountTokenIssuer;
+  /** Who makes the request, as the server's authentication found (SelfSubjectReview answers it). */
+  user?: RequestUser;
+  /**
+   * Authenticates a bearer token with the server's token authenticators, for a TokenReview:
+   * `audiences` are the review's (empty for the server's own). Supplied by the server.
+   */
+  reviewToken?(token: string, audiences: readonly string[]): Promise<TokenReviewResult>;
+}
+
+/** The identity of a caller, as authentication reports it (the shape of `@orch/authn`'s `UserInfo`). */
+export interface RequestUser {
+  /** The user name. */
+  name: string;
+  /** A value that identifies the user across time. */
+  uid?: string;
+  /** The user's groups. */
+  groups: string[];
+  /** Further attributes. */
+  extra?: Record<string, string[]>;
+}
+
+/** What a token review found: the `status` of a TokenReview. */
+export interface TokenReviewResult {
+  /** Whether the token names a known user. */
+  authenticated: boolean;
+  /** The user, when authenticated. */
+  user?: { username: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+  /** The audiences the token is valid for, among the requested ones. */
+  audiences?: string[];
+  /** Why the token was not authenticated. */
+  error?: string;
+}
+
+/**
+ * What the server tells the provider of a computed kind (`ResourceType.computed`) about
+ * itself, on every read: the facts ComponentStatus reports as the health of its components.
+ */
+export interface ComputedContext {
+  /** The product domain (`orch.io` by default). */
+  domain: string;
+  /** Now, in milliseconds since the epoch, from the server's Clock. */
+  now: number;
+  /** True when the server's store (behind any cache) answers now; never rejects. */
+  storeHealthy(): Promise<boolean>;
+  /** True when the server's controllers run: start-up is done and no shutdown has begun. */
+  controllersRunning(): boolean;
 }
 
 /**
@@ -129,6 +175,17 @@ export interface ResourceStrategy {
   prepareForStatusUpdate?(object: APIObject, old: APIObject, ctx: StrategyContext): void;
   /** The first phase of a deletion that waits for finalizers (Namespace: `status.phase` Terminating). */
   prepareForDelete?(object: APIObject, ctx: StrategyContext): void;
+  /**
+   * Refuses the deletion of the object named `name` before anything is read: a throw of a
+   * StatusError is the answer (Namespace: 403 for the built-in namespaces). Runs on every delete
+   * of one object, dry-run included, before preconditions and the existence check.
+   */
+  validateDelete?(name: string, ctx: StrategyContext): void;
+  /**
+   * The name must be a DNS label (no dots), not a DNS subdomain (Namespace): the server passes
+   * it to `validateObjectMeta` on every create and update.
+   */
+  nameIsLabel?: boolean;
   /**
    * Rules beyond the schema and beyond `metadata` (the server runs `validateObjectMeta` itself),
    * for a create and again on every update. Field paths are full (`data[a b]`).
@@ -213,9 +270,11 @@ export interface ResourceType {
    */
   actionOn?: { resource: string; action: string };
   /**
-   * Objects are computed by the server, not stored (ComponentStatus): only `get` and `list`,
-   * answered from the `computed` provider the server is given for this resource.
+   * Objects are computed on every read, not stored (ComponentStatus): the kind offers only `get`
+   * and `list` (list its `verbs` so), answered with what this provider returns for the facts
+   * the server gives it (whole objects with `apiVersion` and `kind`; never paged, filtered by
+   * the request's selectors).
    */
-  computed?: boolean;
+  computed?(ctx: ComputedContext): APIObject[] | Promise<APIObject[]>;
   strategy?: ResourceStrategy;
 }

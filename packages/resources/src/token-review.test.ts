@@ -36,9 +36,30 @@ describe("TokenReview", () => {
     expect((thrown as Error).message).toBe("token must be supplied");
   });
 
-  it("answers unauthenticated until the authentication issue plugs authenticators in", async () => {
+  it("answers unauthenticated, with the reason, where no token authenticator is supplied", async () => {
     const answer = await tokenReviewType.strategy?.evaluate?.(review({ token: "abc" }), ctx);
-    expect(answer).toMatchObject({ spec: { token: "abc" }, status: { authenticated: false, error: "token authentication is not configured" } });
-    expect(noAuthenticatorError).toBe("token authentication is not configured");
+    expect(answer).toMatchObject({ spec: { token: "abc" }, status: { authenticated: false, error: noAuthenticatorError } });
+  });
+
+  it("answers with what the server's token authenticators found, for the review's audiences", async () => {
+    const asked: unknown[] = [];
+    const reviewing = {
+      ...ctx,
+      reviewToken: async (token: string, audiences: readonly string[]) => {
+        asked.push([token, audiences]);
+        return { authenticated: true, user: { username: "alice", groups: ["dev", "system:authenticated"] }, audiences: ["api"] };
+      },
+    };
+    const answer = await tokenReviewType.strategy?.evaluate?.(review({ token: "abc", audiences: ["api", "other"] }), reviewing);
+    expect(asked).toEqual([["abc", ["api", "other"]]]);
+    expect(answer?.status).toEqual({ authenticated: true, user: { username: "alice", groups: ["dev", "system:authenticated"] }, audiences: ["api"] });
+  });
+
+  it("is served in v1 and v1beta1, converting by apiVersion alone", () => {
+    const beta = tokenReviewType.versions.find((v) => v.name === "v1beta1");
+    const object = { apiVersion: "authentication.orch.io/v1beta1", kind: "TokenReview", metadata: {}, spec: { token: "t" } };
+    const stored = beta?.toStorage?.(object);
+    expect(stored).toEqual({ ...object, apiVersion: "authentication.orch.io/v1" });
+    expect(beta?.fromStorage?.(stored as APIObject)).toEqual(object);
   });
 });

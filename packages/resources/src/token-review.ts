@@ -6,7 +6,7 @@
 import { badRequest, type APIObject, type FieldError } from "@orch/meta";
 import { z } from "zod";
 import { record } from "./internal/rules.js";
-import type { ResourceType } from "./resource-type.js";
+import type { ResourceType, StrategyContext } from "./resource-type.js";
 import { atomicStrings, named } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
@@ -68,31 +68,59 @@ export function validateTokenReview(object: APIObject): FieldError[] {
   return [];
 }
 
-/** The error every review answers until authenticators are plugged in. */
+/** The error of a review on a server that has no token authenticator (a strategy run without one). */
 export const noAuthenticatorError = "token authentication is not configured";
 
 /**
- * The answer of the placeholder authenticator: `status.authenticated` false with error
- * {@link noAuthenticatorError}, whatever the token. The authentication issue plugs the real
- * authenticators in through the same `strategy.evaluate` hook; until then no token is accepted.
+ * The answer to a TokenReview: `status` as the server's token authenticators found it, through
+ * `ctx.reviewToken` (absent only where a strategy runs without a server: then unauthenticated
+ * with {@link noAuthenticatorError}). `spec.audiences` are the review's; empty means the
+ * server's own. As in the reference, the refusal's cause is in `status.error` (the caller of a
+ * TokenReview is trusted to read it; a request with that token would only see `Unauthorized`).
  */
-export function evaluateTokenReview(object: APIObject): APIObject {
-  return { ...object, status: { authenticated: false, error: noAuthenticatorError } };
+export async function evaluateTokenReview(object: APIObject, ctx: StrategyContext): Promise<APIObject> {
+  const spec = record(object["spec"]) ?? {};
+  const token = typeof spec["token"] === "string" ? spec["token"] : "";
+  const audiences = Array.isArray(spec["audiences"]) ? spec["audiences"].filter((a): a is string => typeof a === "string") : [];
+  const status = ctx.reviewToken ? await ctx.reviewToken(token, audiences) : { authenticated: false, error: noAuthenticatorError };
+  return { ...object, status };
 }
 
-/** The TokenReview resource type: virtual, `create` only, answered by `strategy.evaluate`. */
+/** v1beta1 and v1 TokenReviews have the same fields: conversion is a change of `apiVersion`. */
+function withAPIVersion(apiVersion: (object: APIObject) => string): (object: APIObject) => APIObject {
+  return (object) => ({ ...object, apiVersion: apiVersion(object) });
+}
+
+/** `authentication.<domain>/<version>` of an object's own `apiVersion`, with another version. */
+function sameGroup(object: APIObject, version: string): string {
+  const group = String(object.apiVersion ?? "").split("/")[0] ?? "";
+  return `${group}/${version}`;
+}
+
+/**
+ * The TokenReview resource type: virtual, `create` only, answered by the server's token
+ * authenticators; served in `v1` and `v1beta1` (the version the token webhook speaks by default).
+ */
 export const tokenReviewType: ResourceType = {
   group: "authentication.{domain}",
   resource: "tokenreviews",
   singular: "tokenreview",
   kind: "TokenReview",
   scope: "Cluster",
-  versions: [{ name: "v1", schema: tokenReviewV1Schema, storage: true }],
+  versions: [
+    { name: "v1", schema: tokenReviewV1Schema, storage: true },
+    {
+      name: "v1beta1",
+      schema: tokenReviewV1Schema,
+      storage: false,
+      toStorage: withAPIVersion((o) => sameGroup(o, "v1")),
+      fromStorage: withAPIVersion((o) => sameGroup(o, "v1beta1")),
+    },
+  ],
   verbs: ["create"],
   virtual: true,
   strategy: {
     validate: (object) => validateTokenReview(object),
-    // The authentication issue replaces this placeholder with the configured authenticators.
-    evaluate: (object) => evaluateTokenReview(object),
+    evaluate: (object, ctx) => evaluateTokenReview(object, ctx),
   },
 };

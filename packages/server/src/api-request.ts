@@ -5,13 +5,9 @@
  * @module
  */
 
-/** Who made the request, as authentication found. */
-export interface UserInfo {
-  name: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
+import type { UserInfo } from "@orch/authn";
+
+export type { UserInfo };
 
 /** One HTTP request, already read. */
 export interface APIRequest {
@@ -23,7 +19,16 @@ export interface APIRequest {
   headers: Headers;
   /** The whole body; the adapter enforces the size limit before reading past it. */
   body?: Uint8Array;
-  /** The authenticated user, when the adapter authenticated the request (client certificate). */
+  /**
+   * The TLS client certificate chain as the client sent it (DER, leaf first), unverified: the
+   * server's authenticators verify it. Set by the HTTP adapter.
+   */
+  peerCertificates?: readonly Uint8Array[];
+  /**
+   * Who makes the request, set only by a trusted in-process caller (the in-process client's
+   * `user`): the authentication stage keeps it and authenticates nothing. HTTP adapters never
+   * set it; the authentication stage sets it for every other request.
+   */
   user?: UserInfo;
   /** Aborted when the client goes away; ends watches. */
   signal?: AbortSignal;

@@ -3,7 +3,8 @@
  * the clock, and runs every request through the pipeline of architecture.md.
  * @module
  */
-import { methodNotAllowed, notFound, requestEntityTooLarge, statusError, type APIObject } from "@orch/meta";
+import type { Authenticator, TokenAuthenticator } from "@orch/authn";
+import { notFound, requestEntityTooLarge, statusError, type APIObject } from "@orch/meta";
 import { builtinResources, openAPIDocument, openAPIIndex, ResourceRegistry, type ResourceType } from "@orch/resources";
 import type { Clock, Store } from "@orch/store";
 import { MemoryStore, systemClock } from "@orch/store";
@@ -20,7 +21,10 @@ import {
 import { healthResponse, type HealthCheck } from "./health.js";
 import { NamespaceLifecycle } from "./namespace-lifecycle.js";
 import { ObjectStore } from "./object-store.js";
-import { parseRequestURL, resourceRequestInfo } from "./request-info.js";
+import { serverAuthentication, type ServerAuthentication } from "./authentication.js";
+import { withAuthentication } from "./stages/authentication-stage.js";
+import { withBodyLimit, withErrorResponses, withRequestInfo } from "./stages/request-info-stage.js";
+import { chain, type Handler, type ServerRequest } from "./stages/stage.js";
 import { encodeResponse, errorResponse } from "./responses.js";
 import { noSuchResource, serveResource as serveRest, type RestContext } from "./rest.js";
 import { objectKey, serveResource, wireObject, type ServedResource } from "./served-resource.js";
@@ -53,6 +57,30 @@ export interface APIServerOptions {
    * request (never at construction), so an in-process server issues tokens with no configuration.
    */
   serviceAccountTokens?: ServiceAccountTokenOptions;
+  /**
+   * Who may call, besides the server's own service-account tokens: request authenticators
+   * (`x509Authenticator`, `requestHeaderAuthenticator` of `@orch/authn`) run in the order given;
+   * then a bearer token goes through the server's service-account (and, with
+   * {@link bootstrapTokenAuth}, bootstrap) token authenticators and the token authenticators
+   * given here (`parseTokenFile`, `oidcAuthenticator`, `tokenWebhookAuthenticator`), also in
+   * order. The first user wins; a credential that is presented and refused is 401.
+   */
+  authenticators?: readonly (Authenticator | TokenAuthenticator)[];
+  /**
+   * Serve a request that presents no credential as `system:anonymous` in
+   * `system:unauthenticated` (true, the default); false answers it 401.
+   */
+  anonymousAuth?: boolean;
+  /**
+   * Accept bootstrap tokens: Secrets `bootstrap-token-<id>` of type `bootstrap.<domain>/token`
+   * in the system namespace (`orch-system`). Default false.
+   */
+  bootstrapTokenAuth?: boolean;
+  /**
+   * Receives one line per refused credential and from the authenticators (discovery, webhook
+   * failures): what a client is never told. Nothing is logged by default.
+   */
+  log?: (message: string) => void;
 }
 
 /** Default size limit of a request body: 3 MiB (gaps.md). */
@@ -99,6 +127,10 @@ export class APIServer {
   readonly #objects: ObjectStore;
   readonly #namespaces: NamespaceLifecycle;
   readonly #rest: RestContext;
+  /** The server's authentication: the union of every authenticator, and the token review. */
+  readonly #authentication: ServerAuthentication;
+  /** The request pipeline: the stages in front of the REST handler. */
+  readonly #pipeline: Handler;
   readonly #startedAt: number;
   readonly #shutdownDelayMs: number;
   readonly #livezGracePeriodMs: number;
@@ -135,6 +167,7 @@ export class APIServer {
     this.serviceAccountTokens = new ServiceAccountTokenSigner(this.domain, options.serviceAccountTokens);
     this.#objects = new ObjectStore(this.store, this.clock, this.domain, (served, ns, name) => this.#namespaces.guard(served, ns, name), {
       get: (group, resource, namespace, name) => this.#getStored(group, resource, namespace, name),
+      reviewToken: (token, audiences) => this.#authentication.reviewToken(token, audiences),
       serviceAccountTokens: this.serviceAccountTokens,
     });
     this.#namespaces = new NamespaceLifecycle(this.store, this.clock, this.domain, this.#objects, namespaces, () =>
@@ -146,8 +179,31 @@ export class APIServer {
       domain: this.domain,
       objects: this.#objects,
       lookup: (group, version, resource) => this.#byPath.get(`${group}/${version}/${resource}`),
-      computed: (served) => this.#computed(served),
+      facts: { storeHealthy: () => this.#storeAnswers(), controllersRunning: () => this.#started && !this.#shuttingDown },
     };
+    const tokens = options.serviceAccountTokens ?? {};
+    this.#authentication = serverAuthentication({
+      authenticators: options.authenticators ?? [],
+      domain: this.domain,
+      signer: this.serviceAccountTokens,
+      verificationKeys: tokens.verificationKeys ?? [],
+      lookup: tokens.lookup ?? true,
+      bootstrapTokens: options.bootstrapTokenAuth ?? false,
+      getter: (group, resource, namespace, name) => this.#findStored(group, resource, namespace, name),
+      clock: this.clock,
+      log: options.log ?? (() => undefined),
+    });
+    // The reference's handler chain, outermost first: errors become Status responses, the body
+    // limit, request info, then authentication; the REST handler last.
+    this.#pipeline = chain(
+      [
+        withErrorResponses,
+        withBodyLimit(this.maxRequestBodyBytes),
+        withRequestInfo,
+        withAuthentication(this.#authentication.authenticator, { anonymous: options.anonymousAuth ?? true, ...(options.log ? { log: options.log } : {}) }),
+      ],
+      (request) => this.#serve(request),
+    );
   }
 
   /**
@@ -183,30 +239,27 @@ export class APIServer {
 
   /** One stored object of another resource, for strategies that read across kinds. */
   async #getStored(group: string, resource: string, namespace: string, name: string): Promise<APIObject> {
-    const served = this.#served.find((s) => s.group === group && s.type.resource === resource && s.version.storage);
-    if (!served) throw notFound({ group, resource }, name);
-    const entry = await this.store.get(objectKey(served, namespace, name));
-    if (!entry) throw notFound(served.qualifiedResource, name);
-    return wireObject(entry);
+    const found = await this.#findStored(group, resource, namespace, name, false);
+    if (!found) throw notFound(this.#storedOf(group, resource)?.qualifiedResource ?? { group, resource }, name);
+    return found;
+  }
+
+  /** The served resource of the storage version of `group`/`resource`. */
+  #storedOf(group: string, resource: string): ServedResource | undefined {
+    return this.#served.find((s) => s.group === group && s.type.resource === resource && s.version.storage);
   }
 
   /**
-   * The objects of computed kinds: ComponentStatus reports the real health of this server's own
-   * components (its store and its controllers).
+   * One stored object, or `undefined` when there is none (authenticators read Secrets,
+   * ServiceAccounts and the objects tokens are bound to). With `started`, waits for the start-up
+   * first (authentication runs before the REST handler does).
    */
-  async #computed(served: ServedResource): Promise<APIObject[]> {
-    if (served.type.resource !== "componentstatuses") return [];
-    const component = (name: string, healthy: boolean, error: string): APIObject => ({
-      kind: "ComponentStatus",
-      apiVersion: served.apiVersion,
-      metadata: { name },
-      conditions: [healthy ? { type: "Healthy", status: "True", message: "ok" } : { type: "Healthy", status: "False", message: "", error }],
-    });
-    const storeHealthy = await this.#storeAnswers();
-    return [
-      component("controller-manager", this.#started && !this.#shuttingDown, "the namespace controller is not running"),
-      component("storage", storeHealthy, "the store does not answer"),
-    ];
+  async #findStored(group: string, resource: string, namespace: string, name: string, started = true): Promise<APIObject | undefined> {
+    if (started) await this.ready();
+    const served = this.#storedOf(group, resource);
+    if (!served) return undefined;
+    const entry = await this.store.get(objectKey(served, namespace, name));
+    return entry ? wireObject(entry) : undefined;
   }
 
   /**
@@ -233,74 +286,74 @@ export class APIServer {
     return checks;
   }
 
-  /** Serves one request. Never rejects: every failure is a Status response. */
-  async handle(request: APIRequest): Promise<APIResponse> {
-    try {
-      if (request.body && request.body.length > this.maxRequestBodyBytes) {
-        throw requestEntityTooLarge(`limit is ${this.maxRequestBodyBytes}`);
-      }
-      const parsed = parseRequestURL(request.url);
-      const s = parsed.segments;
-      const method = request.method.toUpperCase();
-      const head = s[0];
-      if (head === "livez" || head === "readyz" || head === "healthz") {
-        if (s.length > 2) noSuchResource();
-        return await healthResponse(head, this.#checks(head), parsed.query, s[1]);
-      }
-      const read = method === "GET" || method === "HEAD";
-      const pretty = parsed.query.has("pretty") && parsed.query.get("pretty") !== "false";
-      const discovery = (body: object | undefined, contentType?: string) => {
-        if (!body) noSuchResource();
-        if (!read) throw statusError("MethodNotAllowed", `the server does not allow this method on the requested resource`);
-        const response = encodeResponse(200, body, { pretty });
-        if (contentType) response.headers.set("Content-Type", contentType);
-        return response;
-      };
-      if (head === undefined) return discovery({ paths: ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/openapi/v3", "/readyz", "/version"] });
-      if (head === "version" && s.length === 1) return discovery(serverVersion);
-      if (head === "openapi" && s[1] === "v3") {
-        if (s.length === 2) return discovery(openAPIIndex(this.registry));
-        const group = s[2] === "api" && s.length === 4 ? "" : s[2] === "apis" && s.length === 5 ? (s[3] as string) : undefined;
-        const version = s[s.length - 1] as string;
-        return discovery(group === undefined ? undefined : openAPIDocument(this.registry, group, version));
-      }
-      if (head === "api" && s.length <= 2) {
-        if (s.length === 1) {
-          const aggregated = aggregatedDiscoveryAccepted(request.headers.get("accept"), this.domain);
-          if (aggregated) return discovery(aggregatedDiscovery(this.#served, true, this.domain, aggregated.includes("v=v2beta1") ? "v2beta1" : "v2"), aggregated);
-          return discovery(apiVersions(request.headers.get("host") ?? "127.0.0.1"));
-        }
-        return discovery(apiResourceList(this.#served, "", s[1] as string, this.domain));
-      }
-      if (head === "apis" && s.length <= 3) {
-        if (s.length === 1) {
-          const aggregated = aggregatedDiscoveryAccepted(request.headers.get("accept"), this.domain);
-          if (aggregated) return discovery(aggregatedDiscovery(this.#served, false, this.domain, aggregated.includes("v=v2beta1") ? "v2beta1" : "v2"), aggregated);
-          return discovery(apiGroupList(this.#served));
-        }
-        if (s.length === 2) return discovery(apiGroupOf(this.#served, s[1] as string));
-        return discovery(apiResourceList(this.#served, s[1] as string, s[2] as string, this.domain));
-      }
-      const info = resourceRequestInfo(method, parsed);
-      if (!info) {
-        if (head === "api" || head === "apis") {
-          if (!["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"].includes(method)) {
-            throw statusError("MethodNotAllowed", `${method} is not supported`);
-          }
-        }
-        noSuchResource();
-      }
-      const served = this.#byPath.get(`${info.group}/${info.version}/${info.resource}`);
-      if (!served) noSuchResource();
-      // Only requests for resources need the store: discovery, /version and OpenAPI are served
-      // before the start-up is done (and while the store does not answer).
-      await this.ready();
-      if (served.type.resource === "namespaces" && info.verb === "delete" && !info.subresource) this.#namespaces.guardDelete(info.name);
-      if (served.type.resource === "namespaces" && info.verb === "deletecollection") throw methodNotAllowed(served.qualifiedResource, "deletecollection");
-      return await serveRest(this.#rest, served, info, request, parsed.query);
-    } catch (error) {
-      return errorResponse(error);
+  /**
+   * Serves one request through the pipeline (request info, authentication, then the REST
+   * handler). Never rejects: every failure is a Status response. The stages note what they find
+   * on `request` itself (`info`, `user`, `audiences`) and remove credentials from its headers;
+   * a `user` set by the caller is kept (a trusted in-process caller acting as someone).
+   */
+  handle(request: APIRequest): Promise<APIResponse> {
+    return this.#pipeline(request as ServerRequest);
+  }
+
+  /** The innermost handler: health, discovery, OpenAPI and `/version`, then the REST verbs. */
+  async #serve(request: ServerRequest): Promise<APIResponse> {
+    const info = request.info;
+    if (!info) throw new TypeError("the request info stage must run before the REST handler");
+    const parsed = info.parsed;
+    const s = parsed.segments;
+    const method = request.method.toUpperCase();
+    const head = s[0];
+    if (head === "livez" || head === "readyz" || head === "healthz") {
+      if (s.length > 2) noSuchResource();
+      return await healthResponse(head, this.#checks(head), parsed.query, s[1]);
     }
+    const read = method === "GET" || method === "HEAD";
+    const pretty = parsed.query.has("pretty") && parsed.query.get("pretty") !== "false";
+    const discovery = (body: object | undefined, contentType?: string) => {
+      if (!body) noSuchResource();
+      if (!read) throw statusError("MethodNotAllowed", `the server does not allow this method on the requested resource`);
+      const response = encodeResponse(200, body, { pretty });
+      if (contentType) response.headers.set("Content-Type", contentType);
+      return response;
+    };
+    if (head === undefined) return discovery({ paths: ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/openapi/v3", "/readyz", "/version"] });
+    if (head === "version" && s.length === 1) return discovery(serverVersion);
+    if (head === "openapi" && s[1] === "v3") {
+      if (s.length === 2) return discovery(openAPIIndex(this.registry));
+      const group = s[2] === "api" && s.length === 4 ? "" : s[2] === "apis" && s.length === 5 ? (s[3] as string) : undefined;
+      const version = s[s.length - 1] as string;
+      return discovery(group === undefined ? undefined : openAPIDocument(this.registry, group, version));
+    }
+    if (head === "api" && s.length <= 2) {
+      if (s.length === 1) {
+        const aggregated = aggregatedDiscoveryAccepted(request.headers.get("accept"), this.domain);
+        if (aggregated) return discovery(aggregatedDiscovery(this.#served, true, this.domain, aggregated.includes("v=v2beta1") ? "v2beta1" : "v2"), aggregated);
+        return discovery(apiVersions(request.headers.get("host") ?? "127.0.0.1"));
+      }
+      return discovery(apiResourceList(this.#served, "", s[1] as string, this.domain));
+    }
+    if (head === "apis" && s.length <= 3) {
+      if (s.length === 1) {
+        const aggregated = aggregatedDiscoveryAccepted(request.headers.get("accept"), this.domain);
+        if (aggregated) return discovery(aggregatedDiscovery(this.#served, false, this.domain, aggregated.includes("v=v2beta1") ? "v2beta1" : "v2"), aggregated);
+        return discovery(apiGroupList(this.#served));
+      }
+      if (s.length === 2) return discovery(apiGroupOf(this.#served, s[1] as string));
+      return discovery(apiResourceList(this.#served, s[1] as string, s[2] as string, this.domain));
+    }
+    if (!info.isResourceRequest) {
+      if ((head === "api" || head === "apis") && !["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"].includes(method)) {
+        throw statusError("MethodNotAllowed", `${method} is not supported`);
+      }
+      noSuchResource();
+    }
+    const served = this.#byPath.get(`${info.group}/${info.version}/${info.resource}`);
+    if (!served) noSuchResource();
+    // Only requests for resources need the store: discovery, /version and OpenAPI are served
+    // before the start-up is done (and while the store does not answer).
+    await this.ready();
+    return await serveRest(this.#rest, served, info, request, parsed.query);
   }
 
   /** The fetch-style handler: web-standard `Request` in, `Response` out (for Hono and the like). */
@@ -316,7 +369,9 @@ export class APIServer {
       const bytes = new Uint8Array(await request.arrayBuffer());
       body = bytes;
     }
-    const apiRequest: APIRequest = { method: request.method, url: url.pathname + url.search, headers: request.headers, signal: request.signal };
+    // A copy of the headers: the pipeline removes credentials from them, and a `Request`'s own
+    // headers may be immutable.
+    const apiRequest: APIRequest = { method: request.method, url: url.pathname + url.search, headers: new Headers(request.headers), signal: request.signal };
     if (body) apiRequest.body = body;
     const res = await this.handle(apiRequest);
     if (res.stream) {

@@ -1,20 +1,17 @@
 /**
- * Namespaces: the ones that exist from the start and cannot be deleted, the guard on writes
- * into a missing (404) or terminating (403) namespace, and the controller that empties a
- * terminating namespace, removes its finalizer and so lets it go.
+ * Namespaces: the ones that exist from the start (the Namespace strategy refuses their
+ * deletion), the guard on writes into a missing (404) or terminating (403) namespace, and the
+ * controller that empties a terminating namespace, removes its finalizer and so lets it go.
  * @module
  */
 import { forbidden, formatTime, isAlreadyExists, isNotFound, notFound, type APIObject } from "@orch/meta";
 import { hasCachedReads } from "@orch/list";
+import { builtinNamespaces } from "@orch/resources";
 import type { Clock, Store } from "@orch/store";
-import type { ObjectStore } from "./object-store.js";
+import type { ObjectStore, WriteOptions } from "./object-store.js";
 import { collectionPrefix, wireObject, type ServedResource } from "./served-resource.js";
 
-/** The namespace names of a domain: `default`, `<short>-system`, `<short>-public`. */
-export function builtinNamespaces(domain: string): string[] {
-  const short = domain === "k8s.io" ? "kube" : domain.split(".")[0] ?? "orch";
-  return ["default", `${short}-system`, `${short}-public`];
-}
+export { builtinNamespaces };
 
 /** The finalizer a namespace carries in `spec.finalizers` until its content is gone. */
 export function namespaceFinalizer(domain: string): string {
@@ -22,6 +19,9 @@ export function namespaceFinalizer(domain: string): string {
 }
 
 const namespaceKey = (name: string) => `/registry/core/namespaces/${name}`;
+
+/** The options of the controller's own writes. */
+const controllerWrite = (): WriteOptions => ({ dryRun: false, fieldValidation: "Ignore", warnings: [] });
 
 /** Keeps namespaces: creation of the built-in ones, the write guard, and the deletion controller. */
 export class NamespaceLifecycle {
@@ -43,7 +43,7 @@ export class NamespaceLifecycle {
     for (const name of builtinNamespaces(this.domain)) {
       try {
         const object: APIObject = { apiVersion: "v1", kind: "Namespace", metadata: { name } };
-        await this.objects.create(this.namespaces, "", object, { dryRun: false, fieldValidation: "Ignore", warnings: [] });
+        await this.objects.create(this.namespaces, "", object, controllerWrite());
       } catch (error) {
         if (!isAlreadyExists(error)) throw error;
       }
@@ -114,16 +114,6 @@ export class NamespaceLifecycle {
     }
   }
 
-  /**
-   * Refuses the deletion of a built-in namespace.
-   * @throws StatusError 403
-   */
-  guardDelete(name: string): void {
-    if (builtinNamespaces(this.domain).includes(name)) {
-      throw forbidden({ group: "", resource: "namespaces" }, name, "this namespace may not be deleted");
-    }
-  }
-
   private enqueue(name: string): void {
     if (this.running.has(name) || this.controller?.signal.aborted) return;
     this.running.add(name);
@@ -148,13 +138,12 @@ export class NamespaceLifecycle {
       }
       if (remaining === 0) {
         const finalizer = namespaceFinalizer(this.domain);
-        await this.objects.guaranteedUpdate(this.namespaces, "", name, { dryRun: false, fieldValidation: "Ignore", warnings: [] }, (current) => {
-          if (!current) return "create";
+        await this.objects.guaranteedUpdate(this.namespaces, "", name, { dryRun: false }, (current) => {
           const next = structuredClone(current) as APIObject;
           const spec = (next.spec ?? {}) as { finalizers?: string[] };
           spec.finalizers = (spec.finalizers ?? []).filter((f) => f !== finalizer);
           next.spec = spec;
-          return { object: next, pinned: false };
+          return { kind: "update", object: this.objects.beforeUpdate(this.namespaces, next, current, controllerWrite()) };
         });
         return;
       }
@@ -172,8 +161,7 @@ export class NamespaceLifecycle {
   }
 
   private async setCondition(name: string, remaining: number): Promise<void> {
-    await this.objects.guaranteedUpdate(this.namespaces, "", name, { dryRun: false, fieldValidation: "Ignore", warnings: [] }, (current) => {
-      if (!current) return "create";
+    await this.objects.guaranteedUpdate(this.namespaces, "", name, { dryRun: false }, (current) => {
       const next = structuredClone(current) as APIObject;
       const status = (next.status ?? {}) as { phase?: string; conditions?: Record<string, string>[] };
       const others = (status.conditions ?? []).filter((c) => c.type !== "NamespaceContentRemaining");
@@ -187,7 +175,7 @@ export class NamespaceLifecycle {
       });
       status.conditions = others;
       next.status = status;
-      return { object: next, pinned: false };
+      return { kind: "update", object: this.objects.beforeUpdate(this.namespaces, next, current, controllerWrite()) };
     });
   }
 }

@@ -1,45 +1,35 @@
 /**
  * Step 7 of the pipeline: the generic write path every kind shares (the reference's generic
- * registry store). Creation, update with optimistic concurrency and retry, two-phase deletion
- * with finalizers, dry-run, generateName, uid, timestamps and generation.
+ * registry store). Every write goes through one compare-and-swap loop,
+ * {@link ObjectStore.guaranteedUpdate}: the verbs (create, update, patch, apply, delete, the
+ * action sub-resources) only say, with a try-update function, what the current object becomes.
+ * Around it: creation (generateName, uid, timestamps), updates (server-owned metadata,
+ * generation, validation, `managedFields`), two-phase deletion with finalizers, and dry-run.
  * @module
  */
 import {
   alreadyExists,
   badRequest,
   conflict,
-  formatAPIVersion,
   formatTime,
-  forbidden,
   invalid,
   isAlreadyExists,
-  methodNotAllowed,
   isConflict,
   isNotFound,
+  methodNotAllowed,
   notFound,
   type APIObject,
   type FieldError,
   type Status,
 } from "@orch/meta";
-import {
-  actionKindOf,
-  decodeActionBody,
-  decodeObject,
-  dropUnknownFields,
-  duplicateFieldMessage,
-  findDuplicateFields,
-  findUnknownFields,
-  strictDecodingError,
-  unknownFieldMessage,
-  validateObjectMeta,
-  validateObjectMetaUpdate,
-} from "@orch/resources";
+import { actionKindOf, validateObjectMeta, validateObjectMetaUpdate } from "@orch/resources";
 import type { ActionSubresource, StrategyContext } from "@orch/resources";
 import { typeInfoOf, updateManagedFields, type JSONObject, type TypeNode } from "@orch/merge";
 import { deepFreeze, type Clock, type Entry, type Store } from "@orch/store";
 import { sameJSON } from "./same-json.js";
 import { mutableCopy, objectKey, wireObject, type ServedResource } from "./served-resource.js";
 import { successStatus } from "./responses.js";
+import type { UserInfo } from "./api-request.js";
 
 /** `fieldValidation`: what to do with fields the schema does not know. */
 export type FieldValidation = "Ignore" | "Warn" | "Strict";
@@ -58,18 +48,73 @@ export interface WriteOptions {
   applied?: boolean;
 }
 
+/** What the current object must be for a write to go ahead (DeleteOptions `preconditions`). */
+export interface Preconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
 /** DeleteOptions, from the body or the query. */
 export interface DeleteOptions {
   dryRun: boolean;
   propagationPolicy?: "Orphan" | "Background" | "Foreground";
   gracePeriodSeconds?: number;
-  preconditions?: { uid?: string; resourceVersion?: string };
+  preconditions?: Preconditions;
 }
 
 /** The answer of a write: the object (or Status) and the HTTP code. */
 export interface WriteResult {
   code: number;
   body: APIObject | Status;
+}
+
+/**
+ * What a try-update function makes of the current object (the reference's `tryUpdate`):
+ * - `create`: store `object` (ready: {@link ObjectStore.prepareCreate} ran), answered 201;
+ * - `update`: store `object` (ready: {@link ObjectStore.beforeUpdate} or the verb's own rules
+ *   ran), answered 200 with what was stored unless `answer` says otherwise. An object that is
+ *   being deleted and keeps no finalizer is removed instead; one equal to the stored object
+ *   writes nothing and answers the current one;
+ * - `delete`: remove the current object, answered with `answer`;
+ * - `noop`: write nothing, answered with `answer`.
+ */
+export type UpdateDecision =
+  | { kind: "create"; object: APIObject }
+  | { kind: "update"; object: APIObject; answer?: (written: APIObject) => WriteResult }
+  | { kind: "delete"; answer: WriteResult }
+  | { kind: "noop"; answer: WriteResult };
+
+/**
+ * Decides, for the current object, what the write does. Runs once per attempt (again after a
+ * conflict, on the newer object), so it must not keep state between calls; it may throw (a 4xx
+ * StatusError ends the write). `current` is the stored object as clients see it (frozen).
+ */
+export type TryUpdate<Current extends APIObject | undefined = APIObject> = (current: Current) => UpdateDecision | Promise<UpdateDecision>;
+
+/**
+ * How {@link ObjectStore.guaranteedUpdate} treats the object's existence:
+ * - `update` (the default): a missing object is 404 before `tryUpdate` runs;
+ * - `upsert`: a missing object is handed to `tryUpdate` as `undefined`, which may create it (the
+ *   reference's `ignoreNotFound`: PUT of a kind that allows create-on-update, server-side apply);
+ * - `create` (POST): the store is not read (its create refuses a taken key) but under dry-run;
+ *   an existing object is 409 AlreadyExists; `tryUpdate` gets `undefined`.
+ */
+export type UpdateMode = "update" | "upsert" | "create";
+
+/** The flags of {@link ObjectStore.guaranteedUpdate}. */
+export interface UpdateFlags {
+  /** Write nothing: answer what would have been written (a create still sees a taken name: 409). */
+  dryRun: boolean;
+  /** What a missing or existing object means (see {@link UpdateMode}); `update` by default. */
+  mode?: UpdateMode;
+  /**
+   * With `mode: "create"`: the `generateName` prefix the name was made from. When another object
+   * took the name, the create retries under a fresh one (8 names in all, as the reference's
+   * RetryGenerateName), then 409.
+   */
+  generateName?: string;
+  /** What the current object must be, checked on every attempt (409 with the reference's message). */
+  preconditions?: Preconditions;
 }
 
 /** Decides whether a write may go into a namespace (it exists and is not terminating). */
@@ -90,13 +135,11 @@ function generatedName(prefix: string): string {
 /** How many names a create from `generateName` tries before its 409 (the reference's RetryGenerateName). */
 const generateNameAttempts = 8;
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+/** How many times a write is tried again after a compare-and-swap conflict before its 409. */
+const conflictRetries = 16;
 
 /** What generation tracking leaves out: a change anywhere else is a spec change. */
 const notSpec: ReadonlySet<string> = new Set(["metadata", "status", "apiVersion", "kind"]);
-
 
 function stripResourceVersion(object: APIObject): APIObject {
   if (object.metadata.resourceVersion === undefined) return object;
@@ -104,6 +147,14 @@ function stripResourceVersion(object: APIObject): APIObject {
   delete metadata.resourceVersion;
   return { ...object, metadata };
 }
+
+/** `object` under `name`: itself when it has that name already. */
+function renamed(object: APIObject, name: string): APIObject {
+  return object.metadata.name === name ? object : { ...object, metadata: { ...object.metadata, name } };
+}
+
+/** The default answer of an update: 200 with the stored object. */
+const updated = (written: APIObject): WriteResult => ({ code: 200, body: written });
 
 const typeInfoCache = new WeakMap<ServedResource, TypeNode>();
 
@@ -119,7 +170,7 @@ export function storedTypeInfo(served: ServedResource): TypeNode {
 }
 
 /** What the server lends every strategy beyond the domain and the time (see `StrategyContext`). */
-export type StrategyServices = Pick<StrategyContext, "get" | "serviceAccountTokens">;
+export type StrategyServices = Pick<StrategyContext, "get" | "serviceAccountTokens" | "reviewToken">;
 
 /** The generic object store of one server: the write rules every kind shares. */
 export class ObjectStore {
@@ -131,8 +182,104 @@ export class ObjectStore {
     private readonly services: StrategyServices = {},
   ) {}
 
-  private context(): StrategyContext {
+  /** The context strategy hooks and version defaults run in: the domain, now, the server's services. */
+  strategyContext(): StrategyContext {
     return { ...this.services, domain: this.domain, now: this.clock.now() };
+  }
+
+  /**
+   * The one read-modify-write loop of every write (the reference's `GuaranteedUpdate`): reads
+   * the object (unless `flags.mode` is `create`), checks `flags.preconditions`, lets `tryUpdate`
+   * decide, and writes with compare-and-swap. A conflict runs `tryUpdate` again on the newer
+   * object (17 tries in all); under `upsert`, an object created or deleted meanwhile is read
+   * again too. Dry-run writes nothing and answers what would have been written.
+   * @throws StatusError 404 for a missing object (`update` mode), 409 AlreadyExists for a taken
+   *   name (`create` mode), 409 Conflict for failed preconditions or too many conflicts, and
+   *   whatever `tryUpdate` throws.
+   */
+  guaranteedUpdate(served: ServedResource, namespace: string, name: string, flags: UpdateFlags & { mode?: "update" }, tryUpdate: TryUpdate): Promise<WriteResult>;
+  guaranteedUpdate(served: ServedResource, namespace: string, name: string, flags: UpdateFlags, tryUpdate: TryUpdate<APIObject | undefined>): Promise<WriteResult>;
+  async guaranteedUpdate(served: ServedResource, namespace: string, initialName: string, flags: UpdateFlags, given: TryUpdate | TryUpdate<APIObject | undefined>): Promise<WriteResult> {
+    // Only `upsert` and `create` hand `undefined` to `tryUpdate`: the first overload's never see it.
+    const tryUpdate = given as TryUpdate<APIObject | undefined>;
+    const mode = flags.mode ?? "update";
+    let name = initialName;
+    let key = objectKey(served, namespace, name);
+    for (let attempt = 1; ; attempt++) {
+      // A create reads nothing: the store's create refuses a taken key by itself.
+      const entry = mode === "create" && !flags.dryRun ? undefined : await this.store.get(key);
+      const current = entry ? wireObject(entry) : undefined;
+      if (current) {
+        if (mode === "create") throw alreadyExists(served.qualifiedResource, name);
+        if (flags.preconditions) checkPreconditions(served, name, current, flags.preconditions);
+      } else if (mode === "update") throw notFound(served.qualifiedResource, name);
+      const decision = await tryUpdate(current);
+      if (decision.kind === "noop") return decision.answer;
+      let written: Promise<WriteResult>;
+      if (decision.kind === "create") {
+        if (entry) throw alreadyExists(served.qualifiedResource, name);
+        written = this.commitCreate(key, renamed(decision.object, name), flags.dryRun);
+      } else {
+        if (!entry || !current) throw notFound(served.qualifiedResource, name);
+        written = this.commitChange(key, entry, current, decision, flags.dryRun);
+      }
+      try {
+        return await written;
+      } catch (error) {
+        if (isAlreadyExists(error)) {
+          if (mode === "create") {
+            if (!flags.generateName || attempt >= generateNameAttempts) throw alreadyExists(served.qualifiedResource, name);
+            // Another object took the generated name: the same object under a fresh one.
+            name = generatedName(flags.generateName);
+            key = objectKey(served, namespace, name);
+            continue;
+          }
+          // Created meanwhile (upsert): update what is there now.
+          if (attempt <= conflictRetries) continue;
+          throw alreadyExists(served.qualifiedResource, name);
+        }
+        if (isConflict(error)) {
+          if (attempt <= conflictRetries) continue;
+          throw conflict(served.qualifiedResource, name);
+        }
+        if (isNotFound(error)) {
+          // Deleted meanwhile: an upsert creates it again.
+          if (mode === "upsert" && attempt <= conflictRetries) continue;
+          throw notFound(served.qualifiedResource, name);
+        }
+        throw error;
+      }
+    }
+  }
+
+  /** Stores a new object (or, under dry-run, answers it): 201. */
+  private async commitCreate(key: string, object: APIObject, dryRun: boolean): Promise<WriteResult> {
+    if (dryRun) return { code: 201, body: object };
+    return { code: 201, body: wireObject(await this.store.create(key, deepFreeze(object))) };
+  }
+
+  /** Writes an `update` or `delete` decision against the entry it was made from (nothing under dry-run). */
+  private async commitChange(key: string, entry: Entry, current: APIObject, decision: Exclude<UpdateDecision, { kind: "create" | "noop" }>, dryRun: boolean): Promise<WriteResult> {
+    if (decision.kind === "delete") {
+      if (!dryRun) await this.store.delete(key, entry.modRevision);
+      return decision.answer;
+    }
+    const answer = decision.answer ?? updated;
+    const stored = stripResourceVersion(decision.object);
+    if (sameJSON(stored, entry.value)) return answer(current);
+    if (dryRun) return answer(decision.object);
+    return answer(await this.writeOrFinalize(key, stored, entry));
+  }
+
+  /** Writes an updated object; one that is being deleted and has no finalizer left is removed. */
+  private async writeOrFinalize(key: string, stored: APIObject, entry: Entry): Promise<APIObject> {
+    const meta = stored.metadata;
+    if (meta.deletionTimestamp && !(meta.finalizers?.length) && !hasSpecFinalizers(stored)) {
+      await this.store.delete(key, entry.modRevision);
+      return { ...stored, metadata: { ...meta, resourceVersion: String(entry.modRevision) } };
+    }
+    const written = await this.store.update(key, deepFreeze(stored), entry.modRevision);
+    return wireObject(written);
   }
 
   /** Records the write's field ownership in `metadata.managedFields` (an Update entry), unless apply did. */
@@ -150,51 +297,24 @@ export class ObjectStore {
     return result.object as APIObject;
   }
 
-  /**
-   * Checks the envelope of a body against the endpoint, applies `fieldValidation`, and decodes it.
-   * @throws StatusError 400 for a body that is not an object of this kind and version.
-   */
-  decodeBody(served: ServedResource, body: unknown, opts: WriteOptions, rawJSON?: string): APIObject {
-    if (!isPlainObject(body)) throw badRequest(`the body of a ${served.type.kind} must be a JSON object`);
-    const apiVersion = body.apiVersion;
-    const kind = body.kind;
-    if (apiVersion !== undefined && apiVersion !== "" && apiVersion !== served.apiVersion) {
-      throw badRequest(`the API version in the data (${String(apiVersion)}) does not match the expected API version (${served.apiVersion})`);
-    }
-    if (kind !== undefined && kind !== "" && kind !== served.type.kind) {
-      throw badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (${served.type.kind})`);
-    }
-    let value: unknown = { ...body, apiVersion: served.apiVersion, kind: served.type.kind };
-    // Unknown fields are found once; the common case (none) then skips the pruning copy.
-    let unknownFound = true;
-    if (opts.fieldValidation !== "Ignore") {
-      const unknown = findUnknownFields(value, served.type, served.version);
-      unknownFound = unknown.length > 0;
-      const problems = [
-        ...(rawJSON === undefined ? [] : findDuplicateFields(rawJSON, body).map(duplicateFieldMessage)),
-        ...unknown.map(unknownFieldMessage),
-      ];
-      if (problems.length > 0) {
-        if (opts.fieldValidation === "Strict") throw strictDecodingError(served.type, served.version.name, problems);
-        opts.warnings.push(...problems);
-      }
-    }
-    if (unknownFound) value = dropUnknownFields(value, served.type, served.version);
-    let decoded = decodeObject(served.type, served.version, value) as APIObject;
-    if (!isPlainObject(decoded.metadata)) decoded.metadata = {};
-    // Everything past decoding works on the storage version.
-    served.version.defaults?.(decoded, this.context());
-    if (served.version.toStorage) decoded = served.version.toStorage(decoded);
-    return decoded;
-  }
-
   private invalid(served: ServedResource, name: string, errors: FieldError[]): never {
     throw invalid(served.qualifiedKind, name, errors);
   }
 
-  /** POST: creates `object` (already decoded) in `namespace`. */
-  async create(served: ServedResource, namespace: string, input: APIObject, opts: WriteOptions): Promise<WriteResult> {
-    let object = input;
+  private metaOptions(served: ServedResource): { namespaced: boolean; nameIsLabel: boolean } {
+    return { namespaced: served.namespaced, nameIsLabel: served.type.strategy?.nameIsLabel === true };
+  }
+
+  /**
+   * BeforeCreate: makes `input` (decoded, mutable; changed in place) a new object of `served` in
+   * `namespace`: a name from `generateName`, uid, timestamps, generation, the kind's defaults and
+   * create rules, validation, the namespace guard, and `managedFields`. The result is what a
+   * `create` decision stores.
+   * @throws StatusError 400 for a namespace that disagrees with the request's or a set
+   *   resourceVersion, 422 for an invalid object, 404/403 for a missing or terminating namespace.
+   */
+  async prepareCreate(served: ServedResource, namespace: string, input: APIObject, opts: WriteOptions): Promise<APIObject> {
+    const object = input;
     const meta = object.metadata;
     if (served.namespaced) {
       if (meta.namespace && namespace && meta.namespace !== namespace) {
@@ -205,9 +325,8 @@ export class ObjectStore {
       delete meta.namespace;
     }
     if (meta.resourceVersion) throw badRequest("resourceVersion should not be set on objects to be created");
-    const generated = !meta.name && !!meta.generateName;
-    if (generated) meta.name = generatedName(meta.generateName as string);
-    const ctx = this.context();
+    if (!meta.name && meta.generateName) meta.name = generatedName(meta.generateName);
+    const ctx = this.strategyContext();
     meta.uid = crypto.randomUUID();
     meta.creationTimestamp = formatTime(ctx.now);
     meta.generation = 1;
@@ -218,89 +337,37 @@ export class ObjectStore {
     if (served.type.subresources?.includes("status") && !strategy?.statusOnCreate) delete object.status;
     strategy?.defaults?.(object, ctx);
     strategy?.prepareForCreate?.(object, ctx);
-    const errors = [
-      ...validateObjectMeta(object, { namespaced: served.namespaced, nameIsLabel: served.type.kind === "Namespace" }, ctx),
-      ...(strategy?.validate?.(object, ctx) ?? []),
-    ];
+    const errors = [...validateObjectMeta(object, this.metaOptions(served), ctx), ...(strategy?.validate?.(object, ctx) ?? [])];
     if (errors.length) this.invalid(served, meta.name ?? "", errors);
-    const name = meta.name as string;
-    if (served.namespaced) await this.guardNamespace(served, meta.namespace ?? "", name);
-    object = this.track(served, undefined, object, opts);
-    if (opts.dryRun) {
-      if (await this.store.get(objectKey(served, meta.namespace ?? "", name))) throw alreadyExists(served.qualifiedResource, name);
-      return { code: 201, body: object };
-    }
-    for (let attempt = 1; ; attempt++) {
-      const current = object.metadata.name as string;
-      try {
-        const entry = await this.store.create(objectKey(served, meta.namespace ?? "", current), deepFreeze(object));
-        return { code: 201, body: wireObject(entry) };
-      } catch (error) {
-        if (!isAlreadyExists(error)) throw error;
-        if (!generated || attempt >= generateNameAttempts) throw alreadyExists(served.qualifiedResource, current);
-        // Another object took the generated name: the same object under a fresh one.
-        object = { ...object, metadata: { ...object.metadata, name: generatedName(meta.generateName as string) } };
-      }
-    }
+    if (served.namespaced) await this.guardNamespace(served, meta.namespace ?? "", meta.name as string);
+    return this.track(served, undefined, object, opts);
+  }
+
+  /** POST: creates `input` (already decoded; changed in place) in `namespace`. */
+  async create(served: ServedResource, namespace: string, input: APIObject, opts: WriteOptions): Promise<WriteResult> {
+    const generateName = input.metadata.name ? undefined : input.metadata.generateName || undefined;
+    const object = await this.prepareCreate(served, namespace, input, opts);
+    const flags: UpdateFlags = { dryRun: opts.dryRun, mode: "create", ...(generateName ? { generateName } : {}) };
+    return this.guaranteedUpdate(served, object.metadata.namespace ?? "", object.metadata.name as string, flags, () => ({ kind: "create", object }));
   }
 
   /**
-   * The read-modify-write loop of every update (PUT, PATCH, `/status`, finalization): reads the
-   * current entry, lets `mutate` build the new object from it, and writes with compare-and-swap,
-   * retrying on a conflict unless `mutate` pinned a resourceVersion.
+   * BeforeUpdate: what every update of a stored object runs on the object a verb built from
+   * `current` (mutable; changed in place): the resourceVersion precondition when `pinned`, the
+   * server-owned metadata of `current`, defaults, generation, the validation of the main
+   * resource or of `opts.subresource`, and `managedFields`. The result is what an `update`
+   * decision stores.
+   * @throws StatusError 409 when `pinned` and `object`'s resourceVersion is not `current`'s, 422
+   *   for an invalid object.
    */
-  async guaranteedUpdate(
-    served: ServedResource,
-    namespace: string,
-    name: string,
-    opts: WriteOptions,
-    mutate: (current: APIObject | undefined) => { object: APIObject; pinned: boolean } | "create",
-    createIfMissing?: () => Promise<WriteResult>,
-  ): Promise<WriteResult> {
-    const key = objectKey(served, namespace, name);
-    for (let attempt = 0; ; attempt++) {
-      const entry = await this.store.get(key);
-      if (!entry) {
-        if (createIfMissing) return createIfMissing();
-        throw notFound(served.qualifiedResource, name);
-      }
-      const current = wireObject(entry);
-      const result = mutate(current);
-      if (result === "create") throw notFound(served.qualifiedResource, name);
-      const { object, pinned } = result;
-      if (pinned && object.metadata.resourceVersion !== String(entry.modRevision)) {
-        throw conflict(served.qualifiedResource, name);
-      }
-      const next = this.track(served, current, this.prepareUpdate(served, object, current, opts.subresource ?? ""), opts);
-      const stored = stripResourceVersion(next);
-      if (sameJSON(stored, entry.value)) return { code: 200, body: current };
-      if (opts.dryRun) return { code: 200, body: next };
-      try {
-        const written = await this.writeOrFinalize(key, stored, entry);
-        return { code: 200, body: written };
-      } catch (error) {
-        if (isConflict(error) && !pinned && attempt < 16) continue;
-        if (isConflict(error)) throw conflict(served.qualifiedResource, name);
-        if (isNotFound(error)) throw notFound(served.qualifiedResource, name);
-        throw error;
-      }
-    }
-  }
-
-  /** Writes an updated object; one that is being deleted and has no finalizer left is removed. */
-  private async writeOrFinalize(key: string, stored: APIObject, entry: Entry): Promise<APIObject> {
-    const meta = stored.metadata;
-    if (meta.deletionTimestamp && !(meta.finalizers?.length) && !hasSpecFinalizers(stored)) {
-      await this.store.delete(key, entry.modRevision);
-      return { ...stored, metadata: { ...meta, resourceVersion: String(entry.modRevision) } };
-    }
-    const written = await this.store.update(key, deepFreeze(stored), entry.modRevision);
-    return wireObject(written);
+  beforeUpdate(served: ServedResource, object: APIObject, current: APIObject, opts: WriteOptions, pinned = false): APIObject {
+    if (pinned && object.metadata.resourceVersion !== current.metadata.resourceVersion) throw conflict(served.qualifiedResource, object.metadata.name ?? "");
+    return this.track(served, current, this.prepareUpdate(served, object, current, opts.subresource ?? ""), opts);
   }
 
   /** Carries server-owned metadata over, runs the strategy and validation of an update. */
   private prepareUpdate(served: ServedResource, object: APIObject, old: APIObject, subresource: string): APIObject {
-    const ctx = this.context();
+    const ctx = this.strategyContext();
     const meta = object.metadata;
     const oldMeta = old.metadata;
     if (oldMeta.uid !== undefined && meta.uid === undefined) meta.uid = oldMeta.uid;
@@ -320,16 +387,15 @@ export class ObjectStore {
         : subresource && subresource !== "status"
           ? (strategy?.subresourceStrategies?.[subresource]?.validateUpdate?.(object, old, ctx) ?? [])
           : [...(strategy?.validate?.(object, ctx) ?? []), ...(strategy?.validateUpdate?.(object, old, ctx) ?? [])];
-    const errors = [
-      ...validateObjectMeta(object, { namespaced: served.namespaced, nameIsLabel: served.type.kind === "Namespace" }, ctx),
-      ...validateObjectMetaUpdate(object, old, { domain: this.domain }),
-      ...kindErrors,
-    ];
+    const errors = [...validateObjectMeta(object, this.metaOptions(served), ctx), ...validateObjectMetaUpdate(object, old, { domain: this.domain }), ...kindErrors];
     if (errors.length) this.invalid(served, meta.name ?? "", errors);
     return object;
   }
 
-  /** PUT of the main resource or of `/status`. */
+  /**
+   * PUT of the main resource or of a sub-resource: `object` (decoded) replaces the stored one;
+   * a kind that allows create-on-update creates a missing one (the main resource only).
+   */
   async update(served: ServedResource, namespace: string, name: string, object: APIObject, subresource: string, opts: WriteOptions): Promise<WriteResult> {
     opts.subresource = subresource;
     const meta = object.metadata;
@@ -344,10 +410,15 @@ export class ObjectStore {
       meta.namespace = namespace;
     } else delete meta.namespace;
     const pinned = Boolean(meta.resourceVersion);
-    return this.guaranteedUpdate(served, namespace, name, opts, (current) => {
+    const upsert = served.type.strategy?.allowCreateOnUpdate === true && !subresource;
+    return this.guaranteedUpdate(served, namespace, name, { dryRun: opts.dryRun, mode: upsert ? "upsert" : "update" }, async (current) => {
       const next = mutableCopy(object);
-      if (!pinned && current) next.metadata.resourceVersion = current.metadata.resourceVersion as string;
-      return { object: current ? this.prepareWrite(served, subresource, next, current) : next, pinned };
+      if (!current) {
+        delete next.metadata.resourceVersion;
+        return { kind: "create", object: await this.prepareCreate(served, namespace, next, opts) };
+      }
+      if (!pinned) next.metadata.resourceVersion = current.metadata.resourceVersion as string;
+      return { kind: "update", object: this.beforeUpdate(served, this.prepareWrite(served, subresource, next, current), current, opts, pinned) };
     });
   }
 
@@ -355,11 +426,11 @@ export class ObjectStore {
    * What an update through `subresource` may change of `current` (gaps.md, "Status
    * sub-resource"): a write to the main resource keeps the stored `status` of a kind with a
    * status sub-resource; a write to `/status` changes only `status`; other sub-resources follow
-   * their strategy. The kind's own hooks run after these defaults.
+   * their strategy. The kind's own hooks run after these defaults. `next` is mutable.
    */
   prepareWrite(served: ServedResource, subresource: string, next: APIObject, current: APIObject): APIObject {
     const strategy = served.type.strategy;
-    const ctx = this.context();
+    const ctx = this.strategyContext();
     if (subresource === "status") {
       if (strategy?.prepareForStatusUpdate) {
         strategy.prepareForStatusUpdate(next, current, ctx);
@@ -380,59 +451,31 @@ export class ObjectStore {
   }
 
   /**
-   * POST to an action sub-resource (Pod `binding`, `eviction`): decodes the body of the action's
-   * kind, lets the action decide on a copy of the parent, and writes or deletes the parent.
+   * POST to an action sub-resource (Pod `binding`, `eviction`; ServiceAccount `token`): lets the
+   * action decide on a copy of the parent, then writes the changed parent, deletes it, or leaves
+   * it. `request` is the decoded body of the action's kind; the answer is the action's.
+   * @throws StatusError 404 for a missing parent, 422 on the action's kind for field errors.
    */
-  async act(
-    served: ServedResource,
-    namespace: string,
-    name: string,
-    actionName: string,
-    action: ActionSubresource,
-    body: unknown,
-    opts: WriteOptions,
-  ): Promise<WriteResult> {
-    if (!isPlainObject(body)) throw badRequest(`the body of a ${action.kind} must be a JSON object`);
-    const gvk = actionKindOf(action, this.domain);
-    const apiVersion = formatAPIVersion(gvk);
-    // The reference's clients (`kubectl create token`) send the body in the reference's group on
-    // any server: it is taken, and answered in that group, as the client decodes only that.
-    const reference = formatAPIVersion(actionKindOf(action, "k8s.io"));
-    const answerIn = body.apiVersion === reference ? reference : apiVersion;
-    const answer = (result: unknown): APIObject =>
-      answerIn !== apiVersion && isPlainObject(result) && result["kind"] === action.kind ? ({ ...result, apiVersion: answerIn } as APIObject) : (result as APIObject);
-    if (body.kind !== undefined && body.kind !== action.kind) {
-      throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${action.kind})`);
-    }
-    if (body.apiVersion !== undefined && body.apiVersion !== apiVersion && body.apiVersion !== reference) {
-      throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
-    }
-    const request = decodeActionBody(action, gvk.version, { ...body, apiVersion, kind: action.kind });
-    const key = objectKey(served, namespace, name);
-    for (let attempt = 0; ; attempt++) {
-      const entry = await this.store.get(key);
-      if (!entry) throw notFound(served.qualifiedResource, name);
-      const parent = mutableCopy(wireObject(entry)) as APIObject;
-      const outcome = await action.act(parent, request, this.context());
-      if (Array.isArray(outcome)) throw invalid({ group: gvk.group, kind: action.kind }, name, outcome);
-      if (opts.dryRun || outcome.parent === "none") return { code: outcome.code, body: answer(outcome.body) };
-      try {
-        if (outcome.parent === "delete") await this.store.delete(key, entry.modRevision);
-        else {
-          const next = this.prepareUpdate(served, parent, wireObject(entry), actionName);
-          await this.store.update(key, deepFreeze(stripResourceVersion(next)), entry.modRevision);
-        }
-        return { code: outcome.code, body: answer(outcome.body) };
-      } catch (error) {
-        if (isConflict(error) && attempt < 16) continue;
-        throw error;
-      }
-    }
+  async act(served: ServedResource, namespace: string, name: string, actionName: string, action: ActionSubresource, request: APIObject, opts: WriteOptions): Promise<WriteResult> {
+    return this.guaranteedUpdate(served, namespace, name, { dryRun: opts.dryRun }, async (current) => {
+      const parent = mutableCopy(current);
+      const outcome = await action.act(parent, request, this.strategyContext());
+      if (Array.isArray(outcome)) throw invalid({ group: actionKindOf(action, this.domain).group, kind: action.kind }, name, outcome);
+      const answer: WriteResult = { code: outcome.code, body: outcome.body as APIObject };
+      if (outcome.parent === "none") return { kind: "noop", answer };
+      if (outcome.parent === "delete") return { kind: "delete", answer };
+      // A dry run of an action leaves the parent as it is, unvalidated (as the reference's binding).
+      if (opts.dryRun) return { kind: "noop", answer };
+      return { kind: "update", object: this.prepareUpdate(served, parent, current, actionName), answer: () => answer };
+    });
   }
 
-  /** create of a virtual kind (SubjectAccessReview, TokenReview): validated, answered, not stored. */
-  async evaluate(served: ServedResource, namespace: string, object: APIObject): Promise<WriteResult> {
-    const ctx = this.context();
+  /**
+   * create of a virtual kind (SubjectAccessReview, TokenReview, SelfSubjectReview): validated,
+   * answered, not stored; `user` is the caller, for reviews that answer about it.
+   */
+  async evaluate(served: ServedResource, namespace: string, object: APIObject, user?: UserInfo): Promise<WriteResult> {
+    const ctx: StrategyContext = user ? { ...this.strategyContext(), user } : this.strategyContext();
     if (served.namespaced && namespace) object.metadata.namespace = namespace;
     const strategy = served.type.strategy;
     strategy?.defaults?.(object, ctx);
@@ -442,65 +485,48 @@ export class ObjectStore {
     return { code: 201, body: await strategy.evaluate(object, ctx) };
   }
 
-  /** DELETE of one object: immediate, or the first phase when finalizers remain. */
+  /**
+   * DELETE of one object: the kind's `validateDelete` first, then, with the preconditions, the
+   * first phase (`deletionTimestamp`, the propagation finalizers, the kind's `prepareForDelete`)
+   * while finalizers remain, else the removal.
+   */
   async delete(served: ServedResource, namespace: string, name: string, options: DeleteOptions): Promise<WriteResult> {
-    const key = objectKey(served, namespace, name);
-    for (let attempt = 0; ; attempt++) {
-      const entry = await this.store.get(key);
-      if (!entry) throw notFound(served.qualifiedResource, name);
-      const current = wireObject(entry);
-      const pre = options.preconditions;
-      if (pre?.uid !== undefined && pre.uid !== current.metadata.uid) {
-        throw conflict(served.qualifiedResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ""}`);
-      }
-      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== current.metadata.resourceVersion) {
-        throw conflict(
-          served.qualifiedResource,
-          name,
-          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ""}`,
-        );
-      }
+    const strategy = served.type.strategy;
+    strategy?.validateDelete?.(name, this.strategyContext());
+    const flags = { dryRun: options.dryRun, ...(options.preconditions ? { preconditions: options.preconditions } : {}) };
+    return this.guaranteedUpdate(served, namespace, name, flags, (current) => {
       const finalizers = [...(current.metadata.finalizers ?? [])];
       if (options.propagationPolicy === "Foreground" && !finalizers.includes("foregroundDeletion")) finalizers.push("foregroundDeletion");
       if (options.propagationPolicy === "Orphan" && !finalizers.includes("orphan")) finalizers.push("orphan");
-      const graceful = finalizers.length > 0 || hasSpecFinalizers(current);
       const details = { name, ...(served.group ? { group: served.group } : {}), kind: served.type.resource, uid: current.metadata.uid ?? "" };
-      if (graceful) {
-        const next = mutableCopy(current) as APIObject;
-        next.metadata.finalizers = finalizers;
-        if (!next.metadata.deletionTimestamp) {
-          next.metadata.deletionTimestamp = formatTime(this.clock.now());
-          next.metadata.deletionGracePeriodSeconds = 0;
-        }
-        served.type.strategy?.prepareForDelete?.(next, this.context());
-        const code = options.propagationPolicy === "Foreground" ? 202 : 200;
-        if (options.dryRun) return { code, body: served.type.strategy?.deleteReturnsObject === false ? successStatus(details, code) : next };
-        try {
-          const written = sameJSON(stripResourceVersion(next), entry.value)
-            ? current
-            : wireObject(await this.store.update(key, deepFreeze(stripResourceVersion(next)), entry.modRevision));
-          return { code, body: served.type.strategy?.deleteReturnsObject === false ? successStatus(details, code) : written };
-        } catch (error) {
-          if (isConflict(error) && attempt < 16) continue;
-          throw error;
-        }
+      if (finalizers.length === 0 && !hasSpecFinalizers(current)) {
+        return { kind: "delete", answer: { code: 200, body: strategy?.deleteReturnsObject ? current : successStatus(details) } };
       }
-      if (!options.dryRun) {
-        try {
-          await this.store.delete(key, entry.modRevision);
-        } catch (error) {
-          if (isConflict(error) && attempt < 16) continue;
-          if (isNotFound(error)) throw notFound(served.qualifiedResource, name);
-          throw error;
-        }
+      // Graceful: the object stays, marked, until its finalizers are gone.
+      const next = mutableCopy(current);
+      next.metadata.finalizers = finalizers;
+      if (!next.metadata.deletionTimestamp) {
+        next.metadata.deletionTimestamp = formatTime(this.clock.now());
+        next.metadata.deletionGracePeriodSeconds = 0;
       }
-      return { code: 200, body: served.type.strategy?.deleteReturnsObject ? current : successStatus(details) };
-    }
+      strategy?.prepareForDelete?.(next, this.strategyContext());
+      const code = options.propagationPolicy === "Foreground" ? 202 : 200;
+      return { kind: "update", object: next, answer: (written) => ({ code, body: strategy?.deleteReturnsObject === false ? successStatus(details, code) : written }) };
+    });
   }
+}
 
-  /** Refuses a write into a namespace that is being deleted (403), or that does not exist (404). */
-  static terminating(served: ServedResource, namespace: string, name: string): never {
-    throw forbidden(served.qualifiedResource, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+/** 409 unless `current` is what `pre` requires (the reference's `Preconditions.Check` messages). */
+function checkPreconditions(served: ServedResource, name: string, current: APIObject, pre: Preconditions): void {
+  if (pre.uid !== undefined && pre.uid !== current.metadata.uid) {
+    throw conflict(served.qualifiedResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ""}`);
+  }
+  if (pre.resourceVersion !== undefined && pre.resourceVersion !== current.metadata.resourceVersion) {
+    throw conflict(
+      served.qualifiedResource,
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ""}`,
+    );
   }
 }
 

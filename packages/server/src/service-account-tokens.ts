@@ -37,6 +37,17 @@ export interface ServiceAccountTokenOptions {
    * with a `warnafter` claim (the reference's `--service-account-extend-token-expiration`). Default true.
    */
   extendExpiration?: boolean;
+  /**
+   * Further public keys that verify service-account tokens (the reference's
+   * `--service-account-key-file`, several allowed): tokens signed by another server or an
+   * earlier key. The signing key's public half always verifies.
+   */
+  verificationKeys?: readonly CryptoKey[];
+  /**
+   * Refuse tokens whose ServiceAccount no longer exists or has another uid (the reference's
+   * `--service-account-lookup`). Default true.
+   */
+  lookup?: boolean;
 }
 
 /** A key ready to sign: the private key, its public half (when derivable), `alg` and `kid`. */

@@ -1,0 +1,36 @@
+/**
+ * DELETE of a collection: every object the selectors match (in the namespace, or in all), each
+ * deleted as one DELETE would (objects gone meanwhile are skipped), answered with a Success
+ * Status.
+ * @module
+ */
+import { isNotFound, type Status } from "@orch/meta";
+import { listChunk, planRead } from "@orch/list";
+import type { APIResponse } from "../api-request.js";
+import { collectionPrefix, wireObject } from "../served-resource.js";
+import { readRequestBody } from "./decode.js";
+import type { ResourceCall } from "./handler-context.js";
+import { deleteOptions, selection } from "./request-options.js";
+
+/**
+ * Serves `deletecollection`.
+ * @throws StatusError 400 for bad options or selectors, and the first failure of a delete other
+ *   than 404 (the objects before it stay deleted).
+ */
+export async function deleteCollection(call: ResourceCall): Promise<APIResponse> {
+  const { ctx, served, query } = call;
+  const options = deleteOptions(readRequestBody(call, true), query);
+  const { predicate } = selection(served, query);
+  const chunk = await listChunk(ctx.store, collectionPrefix(served, call.namespace), planRead("list", {}), {
+    ...(predicate ? { predicate } : {}),
+    clock: ctx.clock,
+  });
+  for (const entry of chunk.entries) {
+    const object = wireObject(entry);
+    await ctx.objects.delete(served, object.metadata.namespace ?? "", object.metadata.name ?? "", options).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    });
+  }
+  const status: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 200 };
+  return call.encode(200, status);
+}

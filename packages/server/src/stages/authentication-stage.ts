@@ -1,0 +1,54 @@
+/**
+ * The authentication stage (the reference's `WithAuthentication`): names the caller from its
+ * credentials, or answers 401.
+ * @module
+ */
+import { anonymous, AuthenticationError, type Authenticator } from "@orch/authn";
+import { unauthorized } from "@orch/meta";
+import type { Stage } from "./stage.js";
+
+/** Options of {@link withAuthentication}. */
+export interface AuthenticationStageOptions {
+  /**
+   * A request no authenticator has an opinion on is served as `system:anonymous` (true, the
+   * default, as the reference's `--anonymous-auth`); false answers it 401.
+   */
+  anonymous?: boolean;
+  /** Receives one line per refused request, with the cause a client is never told. */
+  log?: (message: string) => void;
+}
+
+/**
+ * Authenticates each request with `authenticator` (a union, usually). A request that arrives
+ * with `user` set was authenticated by a trusted in-process caller and keeps it. A credential
+ * that is presented and refused is 401 `Unauthorized` (the cause goes to `log` only, never to
+ * the client, and never falls back to anonymous); after a success the `Authorization` header is
+ * removed, so no later stage or handler sees the credential.
+ */
+export function withAuthentication(authenticator: Authenticator, options: AuthenticationStageOptions = {}): Stage {
+  const allowAnonymous = options.anonymous ?? true;
+  const log = options.log ?? (() => undefined);
+  return async (request, next) => {
+    if (request.user) return next(request);
+    let result;
+    try {
+      const authRequest = { headers: request.headers, ...(request.peerCertificates ? { peerCertificates: request.peerCertificates } : {}), ...(request.signal ? { signal: request.signal } : {}) };
+      result = await authenticator.authenticate(authRequest);
+    } catch (error) {
+      if (!(error instanceof AuthenticationError)) throw error;
+      log(`Unable to authenticate the request ${request.method} ${request.info?.path ?? request.url}: ${error.message}`);
+      throw unauthorized();
+    }
+    if (result) {
+      request.user = result.user;
+      if (result.audiences) request.audiences = result.audiences;
+      request.headers.delete("authorization");
+    } else if (allowAnonymous) {
+      request.user = anonymous();
+    } else {
+      log(`Unable to authenticate the request ${request.method} ${request.info?.path ?? request.url}: no credentials and anonymous requests are disabled`);
+      throw unauthorized();
+    }
+    return next(request);
+  };
+}
