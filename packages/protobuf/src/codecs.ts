@@ -33,8 +33,13 @@ const repeated = (name: string, id: number, type: string): FieldBase => new prot
 const mapFields = new WeakSet<FieldBase>();
 message("StringEntry", optional("key", 1, "string"), optional("value", 2, "string"));
 message("BytesEntry", optional("key", 1, "string"), optional("value", 2, "bytes"));
-const map = (name: string, id: number, valueType: "string" | "bytes"): FieldBase => {
-  const field = repeated(name, id, valueType === "string" ? "StringEntry" : "BytesEntry");
+// UserInfo's `extra`: map<string, ExtraValue>, an ExtraValue being `repeated string items = 1`
+// on the wire and a plain list of strings in JSON.
+message("ExtraValue", repeated("items", 1, "string"));
+message("ExtraValueEntry", optional("key", 1, "string"), optional("value", 2, "ExtraValue"));
+const entryTypes = { string: "StringEntry", bytes: "BytesEntry", ExtraValue: "ExtraValueEntry" } as const;
+const map = (name: string, id: number, valueType: keyof typeof entryTypes): FieldBase => {
+  const field = repeated(name, id, entryTypes[valueType]);
   mapFields.add(field);
   return field;
 };
@@ -178,6 +183,17 @@ const tokenRequest = message(
   optional("status", 3, "TokenRequestStatus"),
 );
 
+// k8s.io/api/authentication/v1/generated.proto: what `kubectl auth whoami` sends and reads.
+message(
+  "UserInfo",
+  optional("username", 1, "string"),
+  optional("uid", 2, "string"),
+  repeated("groups", 3, "string"),
+  map("extra", 4, "ExtraValue"),
+);
+message("SelfSubjectReviewStatus", optional("userInfo", 1, "UserInfo"));
+const selfSubjectReview = message("SelfSubjectReview", optional("metadata", 1, "ObjectMeta"), optional("status", 2, "SelfSubjectReviewStatus"));
+
 // k8s.io/api/coordination/v1/generated.proto
 message(
   "LeaseSpec",
@@ -222,6 +238,7 @@ const codecs: readonly KindCodec[] = [
   { group: "", version: "v1", kind: "Event", type: event },
   { group: "", version: "v1", kind: "ServiceAccount", type: serviceAccount },
   { group: "authentication", version: "v1", kind: "TokenRequest", type: tokenRequest },
+  { group: "authentication", version: "v1", kind: "SelfSubjectReview", type: selfSubjectReview },
   { group: "coordination", version: "v1", kind: "Lease", type: lease },
   { group: "*", version: "v1", kind: "DeleteOptions", type: deleteOptions },
 ];
@@ -246,7 +263,7 @@ function codecFor(apiVersion: string, kind: string): KindCodec | undefined {
 /**
  * Whether objects of `apiVersion` and `kind` have a protobuf codec (core v1 ConfigMap, Secret,
  * Namespace, Event and ServiceAccount, `coordination.<domain>/v1` Lease,
- * `authentication.<domain>/v1` TokenRequest, and DeleteOptions of any group).
+ * `authentication.<domain>/v1` TokenRequest and SelfSubjectReview, and DeleteOptions of any group).
  */
 export function hasProtobufCodec(apiVersion: string, kind: string): boolean {
   return codecFor(apiVersion, kind) !== undefined;
@@ -280,6 +297,9 @@ function valueToWire(field: FieldBase, value: unknown, path: string): unknown {
         return timeToWire(value);
       case "FieldsV1":
         return { Raw: new TextEncoder().encode(JSON.stringify(value)) };
+      case "ExtraValue":
+        if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) throw badRequest(`${path}: expected a list of strings`);
+        return { items: value };
       default:
         return toWire(nested, value, path);
     }
@@ -352,6 +372,8 @@ function valueFromWire(type: Type, field: FieldBase, value: unknown, path: strin
           throw badRequest(`${path}: fieldsV1 is not JSON: ${(error as Error).message}`);
         }
       }
+      case "ExtraValue":
+        return Array.isArray(m.items) ? [...(m.items as string[])] : [];
       default:
         return fromWire(nested, m, path);
     }
@@ -384,7 +406,8 @@ function fromWire(type: Type, message: Record<string, unknown>, path: string): R
       const entries: Record<string, unknown> = {};
       for (const entry of v as Record<string, unknown>[]) {
         const key = typeof entry.key === "string" ? entry.key : "";
-        const value = valueFromWire(type, valueField, entry.value ?? (valueField.type === "bytes" ? new Uint8Array(0) : ""), `${at}[${key}]`, true);
+        const missing = valueField.type === "bytes" ? new Uint8Array(0) : messageTypeOf(valueField) ? {} : "";
+        const value = valueFromWire(type, valueField, entry.value ?? missing, `${at}[${key}]`, true);
         // defineProperty, not assignment: `__proto__` is a key like any other here
         Object.defineProperty(entries, key, { value, enumerable: true, writable: true, configurable: true });
       }

@@ -108,6 +108,14 @@ const samples: Record<string, Record<string, unknown>> = {
     spec: { audiences: ["api", "vault"], expirationSeconds: 0, boundObjectRef: { kind: "Pod", apiVersion: "v1", name: "p", uid: "u" } },
     status: { token: "eyJ.x.y", expirationTimestamp: "2026-01-02T04:04:05Z" },
   },
+  SelfSubjectReview: {
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "SelfSubjectReview",
+    metadata: { creationTimestamp: "2026-01-02T03:04:05Z" },
+    status: {
+      userInfo: { username: "alice", uid: "u-1", groups: ["dev", "system:authenticated"], extra: { scopes: ["read", "write"], "authentication.kubernetes.io/pod-name": ["p"] } },
+    },
+  },
   DeleteOptions: {
     apiVersion: "meta.k8s.io/v1",
     kind: "DeleteOptions",
