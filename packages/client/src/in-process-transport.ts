@@ -54,7 +54,12 @@ export interface InProcessServer {
 
 /** Options of {@link inProcessTransport}. */
 export interface InProcessTransportOptions {
-  /** Every request runs as this user, as if an adapter had authenticated it. */
+  /**
+   * Every request runs as this user: the server's authentication stage keeps it and
+   * authenticates nothing (a test acting as a given user). Without it, requests are
+   * authenticated from their headers like any other, so with no `Authorization` header they are
+   * `system:anonymous`.
+   */
   user?: InProcessUser;
   /** Headers added to every request (a request's own headers win). */
   headers?: Record<string, string>;

@@ -106,3 +106,28 @@ describe.each(Object.entries(transports))("%s against a real APIServer", (_name,
     await informer.stop();
   });
 });
+
+describe("the in-process transport's user", () => {
+  const whoami = (client: Client) =>
+    client.call<{ status: { userInfo: unknown } }>({
+      method: "POST",
+      path: "/apis/authentication.orch.io/v1/selfsubjectreviews",
+      body: { apiVersion: "authentication.orch.io/v1", kind: "SelfSubjectReview" },
+    });
+
+  it("makes every request as that user, through the server's pipeline", async () => {
+    const server = new APIServer();
+    const client = new Client({ transport: inProcessTransport(server, { user: { name: "jane", uid: "u-7", groups: ["qa"] } }) });
+    expect((await whoami(client)).status.userInfo).toEqual({ username: "jane", uid: "u-7", groups: ["qa"] });
+  });
+
+  it("makes requests as system:anonymous without one, as a client with no credential", async () => {
+    const client = new Client({ transport: inProcessTransport(new APIServer()) });
+    expect((await whoami(client)).status.userInfo).toEqual({ username: "system:anonymous", groups: ["system:unauthenticated"] });
+  });
+
+  it("is refused with 401 when the server allows no anonymous requests and no user is given", async () => {
+    const client = new Client({ transport: inProcessTransport(new APIServer({ anonymousAuth: false })) });
+    await expect(whoami(client)).rejects.toMatchObject({ status: { code: 401, reason: "Unauthorized" } });
+  });
+});
