@@ -8,6 +8,7 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify,
 import { systemClock, type Clock } from "@orch/store";
 import { AuthenticationError, type AuthenticationResult, type TokenAuthenticator } from "./authenticator.js";
 import type { HTTPClient, HTTPResponse } from "./http-client.js";
+import { untilAborted } from "./internal/until-aborted.js";
 
 /** Options of {@link oidcAuthenticator}: the reference's `--oidc-*` flags. */
 export interface OIDCAuthenticatorOptions {
@@ -407,24 +408,6 @@ function groupsOf(payload: JWTPayload, config: Config): string[] {
   return groups.map((group) => config.groupsPrefix + group);
 }
 
-/** `promise`, or a rejection with the signal's reason once `signal` aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error as Error);
-      },
-    );
-  });
-}
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

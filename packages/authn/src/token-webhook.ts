@@ -8,6 +8,7 @@ import { systemClock, type Clock } from "@orch/store";
 import { AuthenticationError, type AuthenticationResult, type TokenAuthenticator } from "./authenticator.js";
 import type { HTTPClient, HTTPResponse } from "./http-client.js";
 import type { UserInfo } from "./user.js";
+import { untilAborted } from "./internal/until-aborted.js";
 
 /** Options of {@link tokenWebhookAuthenticator}. */
 export interface TokenWebhookOptions {
@@ -314,25 +315,6 @@ function resultOf(decision: Decision): AuthenticationResult {
   return decision.audiences === undefined ? { user } : { user, audiences: [...decision.audiences] };
 }
 
-/** `promise`, or a rejection as soon as `signal` aborts (for clients that ignore the signal). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  promise.catch(() => {});
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}
 
 async function sha256Hex(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
