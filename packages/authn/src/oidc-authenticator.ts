@@ -8,6 +8,7 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify,
 import { systemClock, type Clock } from "@orch/store";
 import { AuthenticationError, type AuthenticationResult, type TokenAuthenticator } from "./authenticator.js";
 import type { HTTPClient, HTTPResponse } from "./http-client.js";
+import { looksLikeCompactJWT } from "./internal/compact-jwt.js";
 import { untilAborted } from "./internal/until-aborted.js";
 
 /** Options of {@link oidcAuthenticator}: the reference's `--oidc-*` flags. */
@@ -131,6 +132,7 @@ export function oidcAuthenticator(options: OIDCAuthenticatorOptions): TokenAuthe
 
   return {
     async authenticateToken(token: string, _audiences: readonly string[], signal?: AbortSignal): Promise<AuthenticationResult> {
+      if (!looksLikeCompactJWT(token)) return undefined;
       let unverified: JWTPayload;
       try {
         unverified = decodeJwt(token);

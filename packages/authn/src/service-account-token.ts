@@ -7,6 +7,7 @@
  * @module
  */
 import { compactVerify, decodeJwt, decodeProtectedHeader } from "jose";
+import { looksLikeCompactJWT } from "./internal/compact-jwt.js";
 import type { APIObject } from "@orch/meta";
 import { systemClock, type Clock } from "@orch/store";
 import { AuthenticationError, type AuthenticationResult, type TokenAuthenticator } from "./authenticator.js";
@@ -227,6 +228,7 @@ function copyOf(user: UserInfo): UserInfo {
 
 /** The token's `iss` before any verification, or `undefined` when it is not a JWS-compact JWT. */
 function unverifiedIssuer(token: string): string | undefined {
+  if (!looksLikeCompactJWT(token)) return undefined;
   try {
     const iss = decodeJwt(token).iss;
     return typeof iss === "string" ? iss : undefined;
