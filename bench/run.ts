@@ -5,6 +5,7 @@
  */
 import { printResults, runCase, type Result } from "./harness.js";
 import { commandReadyMs, inProcessReadyMs, throughput, watchFanOut } from "./http.bench.js";
+import { authenticationBenchmark } from "./authn.bench.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,6 +63,9 @@ try {
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }
+
+console.log(`\nauthentication: GET one ConfigMap over HTTPS (16 keep-alive connections), each credential vs no credential (anonymous) on the same server`);
+for (const line of await authenticationBenchmark(quick)) console.log(line);
 
 console.log(`\netcd: creates through APIServer on EtcdStore vs raw etcd3 puts, and the watch cache`);
 for (const line of await etcdCreateBenchmark(quick)) console.log(line);
