@@ -78,6 +78,79 @@ export interface StrategyContext {
    * `audiences` are the review's (empty for the server's own). Supplied by the server.
    */
   reviewToken?(token: string, audiences: readonly string[]): Promise<TokenReviewResult>;
+  /**
+   * Asks the server's authorization chain about `attributes` (SubjectAccessReview and its
+   * kin; the CSR approver check; RBAC's `escalate` and `bind`). Supplied by the server.
+   */
+  authorize?(attributes: AccessAttributes): Promise<AccessDecision>;
+  /** The rules `user` holds in `namespace` across the chain (SelfSubjectRulesReview). Supplied by the server. */
+  rulesFor?(user: RequestUser, namespace: string): Promise<AccessRules>;
+  /**
+   * The rules of `rules` that `user` does not hold in `namespace` (`""`: cluster-wide), by RBAC's
+   * coverage (the reference's `ConfirmNoEscalation`); empty when every rule is covered. Supplied
+   * by a server that runs RBAC.
+   */
+  uncoveredRules?(user: RequestUser, namespace: string, rules: readonly AccessPolicyRule[]): Promise<AccessPolicyRule[]>;
+}
+
+/** One access question (the shape of `@orch/authz`'s `Attributes`). */
+export interface AccessAttributes {
+  /** Who asks. */
+  user: RequestUser;
+  /** The verb (`get`, `create`, `approve`, `bind`, `escalate`, `impersonate`, or an HTTP method for a path). */
+  verb: string;
+  /** True for a resource question, false for a non-resource path. */
+  resourceRequest: boolean;
+  /** The API group of a resource question. */
+  apiGroup?: string;
+  /** The API version of a resource question. */
+  apiVersion?: string;
+  /** The resource. */
+  resource?: string;
+  /** The sub-resource, `""` for none. */
+  subresource?: string;
+  /** The namespace, `""` for cluster scope. */
+  namespace?: string;
+  /** The name, `""` for all. */
+  name?: string;
+  /** The path of a non-resource question. */
+  path?: string;
+}
+
+/** The answer to an {@link AccessAttributes} question. */
+export interface AccessDecision {
+  /** `allow`, `deny`, or `noOpinion` (which a server treats as a denial). */
+  decision: "allow" | "deny" | "noOpinion";
+  /** Why. */
+  reason: string;
+  /** A failure that kept an authorizer from deciding. */
+  error?: string;
+}
+
+/** A policy rule as RBAC writes it. */
+export interface AccessPolicyRule {
+  /** Verbs, `*` for all. */
+  verbs: string[];
+  /** API groups, `*` for all. */
+  apiGroups?: string[];
+  /** Resources (`pods`, `pods/log`, `*`, `*/scale`). */
+  resources?: string[];
+  /** Names the rule is limited to. */
+  resourceNames?: string[];
+  /** Non-resource paths (`/healthz`, `/api/*`). */
+  nonResourceURLs?: string[];
+}
+
+/** What a user may do in a namespace (the status of a SelfSubjectRulesReview). */
+export interface AccessRules {
+  /** Resource rules. */
+  resourceRules: { verbs: string[]; apiGroups: string[]; resources: string[]; resourceNames: string[] }[];
+  /** Non-resource rules. */
+  nonResourceRules: { verbs: string[]; nonResourceURLs: string[] }[];
+  /** True when some authorizer cannot list its rules. */
+  incomplete: boolean;
+  /** Why the list may be partial. */
+  evaluationError?: string;
 }
 
 /** The identity of a caller, as authentication reports it (the shape of `@orch/authn`'s `UserInfo`). */
@@ -218,6 +291,14 @@ export interface ResourceStrategy {
   selectableFields?(object: APIObject): Record<string, string>;
   /** The names `selectableFields` can return, for the 400 of an unsupported field. */
   selectableFieldNames?: readonly string[];
+  /**
+   * Checks of the caller's rights that a write of this kind needs beyond the request's own
+   * authorization (RBAC: `escalate` or holding every rule of a role, `bind` or holding every rule
+   * a binding grants; CertificateSigningRequest approval: `approve` on its signer). Runs on
+   * create and on update of the main resource or of `subresource`, with `ctx.user` the caller,
+   * after validation; throws a 403 StatusError to refuse.
+   */
+  checkWriteAccess?(object: APIObject, old: APIObject | undefined, subresource: string, ctx: StrategyContext): Promise<void>;
   /** Table columns after Name; the default Table has Name and Created At. */
   tableColumns?: readonly TableColumn[];
   /**
