@@ -133,7 +133,7 @@ export interface AccessPolicyRule {
   verbs: string[];
   /** API groups, `*` for all. */
   apiGroups?: string[];
-  /** Resources (`pods`, `pods/log`, `*`, `*/scale`). */
+  /** Resources (`pods`, `pods/log`, `*`, or a sub-resource of every resource: star, slash, `scale`). */
   resources?: string[];
   /** Names the rule is limited to. */
   resourceNames?: string[];
