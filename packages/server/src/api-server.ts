@@ -4,6 +4,7 @@
  * @module
  */
 import type { Authenticator, TokenAuthenticator } from "@orch/authn";
+import type { Authorizer } from "@orch/authz";
 import { notFound, requestEntityTooLarge, statusError, type APIObject } from "@orch/meta";
 import { builtinResources, openAPIDocument, openAPIIndex, ResourceRegistry, type ResourceType } from "@orch/resources";
 import type { Clock, Store } from "@orch/store";
@@ -22,7 +23,10 @@ import { healthResponse, type HealthCheck } from "./health.js";
 import { NamespaceLifecycle } from "./namespace-lifecycle.js";
 import { ObjectStore } from "./object-store.js";
 import { serverAuthentication, type ServerAuthentication } from "./authentication.js";
+import { serverAuthorization, type AuthorizationMode, type ServerAuthorization } from "./authorization.js";
 import { withAuthentication } from "./stages/authentication-stage.js";
+import { withAuthorization } from "./stages/authorization-stage.js";
+import { withImpersonation } from "./stages/impersonation-stage.js";
 import { withBodyLimit, withErrorResponses, withRequestInfo } from "./stages/request-info-stage.js";
 import { chain, type Handler, type ServerRequest } from "./stages/stage.js";
 import { encodeResponse, errorResponse } from "./responses.js";
@@ -77,6 +81,15 @@ export interface APIServerOptions {
    */
   bootstrapTokenAuth?: boolean;
   /**
+   * Who may do what: the authorizers asked in order (`--authorization-mode`), each a mode
+   * (`"AlwaysAllow"`, `"AlwaysDeny"`, `"RBAC"`, `"Node"`) or an {@link Authorizer} of your own
+   * (the SubjectAccessReview webhook of `@orch/authz`, say). The first to allow or deny decides;
+   * members of `system:masters` may do everything. Default `["AlwaysAllow"]`: an embedded server
+   * without options lets every caller, anonymous included, do everything (`orch-apiserver`
+   * defaults to `Node,RBAC`).
+   */
+  authorization?: readonly (AuthorizationMode | Authorizer)[];
+  /**
    * Receives one line per refused credential and from the authenticators (discovery, webhook
    * failures): what a client is never told. Nothing is logged by default.
    */
@@ -129,6 +142,8 @@ export class APIServer {
   readonly #rest: RestContext;
   /** The server's authentication: the union of every authenticator, and the token review. */
   readonly #authentication: ServerAuthentication;
+  /** The server's authorization: the chain of its modes, with RBAC's index when RBAC is on. */
+  readonly #authorization: ServerAuthorization;
   /** The request pipeline: the stages in front of the REST handler. */
   readonly #pipeline: Handler;
   readonly #startedAt: number;
@@ -168,6 +183,9 @@ export class APIServer {
     this.#objects = new ObjectStore(this.store, this.clock, this.domain, (served, ns, name) => this.#namespaces.guard(served, ns, name), {
       get: (group, resource, namespace, name) => this.#getStored(group, resource, namespace, name),
       reviewToken: (token, audiences) => this.#authentication.reviewToken(token, audiences),
+      authorize: (attributes) => this.#authorization.authorizer.authorize(attributes),
+      rulesFor: (user, namespace) => this.#authorization.rulesFor(user, namespace),
+      uncoveredRules: (user, namespace, rules) => this.#authorization.uncoveredRules(user, namespace, rules),
       serviceAccountTokens: this.serviceAccountTokens,
     });
     this.#namespaces = new NamespaceLifecycle(this.store, this.clock, this.domain, this.#objects, namespaces, () =>
@@ -193,14 +211,25 @@ export class APIServer {
       clock: this.clock,
       log: options.log ?? (() => undefined),
     });
+    this.#authorization = serverAuthorization({
+      modes: options.authorization ?? ["AlwaysAllow"],
+      domain: this.domain,
+      store: this.store,
+      clock: this.clock,
+      objects: this.#objects,
+      served: (group, resource) => this.#storedOf(group, resource),
+      log: options.log ?? (() => undefined),
+    });
     // The reference's handler chain, outermost first: errors become Status responses, the body
-    // limit, request info, then authentication; the REST handler last.
+    // limit, request info, authentication, impersonation, authorization; the REST handler last.
     this.#pipeline = chain(
       [
         withErrorResponses,
         withBodyLimit(this.maxRequestBodyBytes),
         withRequestInfo,
         withAuthentication(this.#authentication.authenticator, { anonymous: options.anonymousAuth ?? true, ...(options.log ? { log: options.log } : {}) }),
+        withImpersonation(this.#authorization.authorizer, this.domain),
+        withAuthorization(this.#authorization.authorizer),
       ],
       (request) => this.#serve(request),
     );
@@ -221,6 +250,7 @@ export class APIServer {
     try {
       await this.#cache?.start();
       await this.#namespaces.start();
+      await this.#authorization.start();
       this.#started = true;
     } catch (error) {
       this.#ready = undefined;
@@ -401,6 +431,7 @@ export class APIServer {
     this.#shuttingDown = true;
     if (this.#shutdownDelayMs > 0) await new Promise<void>((resolve) => this.clock.setTimer(this.#shutdownDelayMs, resolve));
     this.#namespaces.stop();
+    this.#authorization.stop();
     this.#cache?.stop();
   }
 }

@@ -8,3 +8,4 @@ export { humanDuration } from "./table.js";
 export { builtinNamespaces, namespaceFinalizer } from "./namespace-lifecycle.js";
 export type { HealthCheck } from "./health.js";
 export { ServiceAccountTokenSigner, serviceAccountKeyId, signingAlgorithm, type ServiceAccountTokenOptions } from "./service-account-tokens.js";
+export type { AuthorizationMode } from "./authorization.js";

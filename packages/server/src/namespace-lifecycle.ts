@@ -138,12 +138,12 @@ export class NamespaceLifecycle {
       }
       if (remaining === 0) {
         const finalizer = namespaceFinalizer(this.domain);
-        await this.objects.guaranteedUpdate(this.namespaces, "", name, { dryRun: false }, (current) => {
+        await this.objects.guaranteedUpdate(this.namespaces, "", name, { dryRun: false }, async (current) => {
           const next = structuredClone(current) as APIObject;
           const spec = (next.spec ?? {}) as { finalizers?: string[] };
           spec.finalizers = (spec.finalizers ?? []).filter((f) => f !== finalizer);
           next.spec = spec;
-          return { kind: "update", object: this.objects.beforeUpdate(this.namespaces, next, current, controllerWrite()) };
+          return { kind: "update", object: await this.objects.beforeUpdate(this.namespaces, next, current, controllerWrite()) };
         });
         return;
       }
@@ -161,7 +161,7 @@ export class NamespaceLifecycle {
   }
 
   private async setCondition(name: string, remaining: number): Promise<void> {
-    await this.objects.guaranteedUpdate(this.namespaces, "", name, { dryRun: false }, (current) => {
+    await this.objects.guaranteedUpdate(this.namespaces, "", name, { dryRun: false }, async (current) => {
       const next = structuredClone(current) as APIObject;
       const status = (next.status ?? {}) as { phase?: string; conditions?: Record<string, string>[] };
       const others = (status.conditions ?? []).filter((c) => c.type !== "NamespaceContentRemaining");
@@ -175,7 +175,7 @@ export class NamespaceLifecycle {
       });
       status.conditions = others;
       next.status = status;
-      return { kind: "update", object: this.objects.beforeUpdate(this.namespaces, next, current, controllerWrite()) };
+      return { kind: "update", object: await this.objects.beforeUpdate(this.namespaces, next, current, controllerWrite()) };
     });
   }
 }

@@ -73,9 +73,9 @@ describe("ObjectStore.guaranteedUpdate: the one write loop", () => {
     const { objects } = setup({ update: 3 });
     await objects.create(configMaps, "default", cm({ name: "a" }), write());
     let tries = 0;
-    const result = await objects.guaranteedUpdate(configMaps, "default", "a", { dryRun: false }, (current) => {
+    const result = await objects.guaranteedUpdate(configMaps, "default", "a", { dryRun: false }, async (current) => {
       tries++;
-      return { kind: "update", object: objects.beforeUpdate(configMaps, { ...structuredClone(current), data: { k: "v" } }, current, write()) };
+      return { kind: "update", object: await objects.beforeUpdate(configMaps, { ...structuredClone(current), data: { k: "v" } }, current, write()) };
     });
     expect(tries).toBe(4);
     expect(result).toMatchObject({ code: 200, body: { data: { k: "v" } } });
@@ -120,7 +120,7 @@ describe("ObjectStore.guaranteedUpdate: the one write loop", () => {
         if (!(await memory.get(objectKey(configMaps, "default", "a")))) await objects.create(configMaps, "default", cm({ name: "a" }), write());
         return { kind: "create", object: await objects.prepareCreate(configMaps, "default", cm({ name: "a" }), write()) };
       }
-      return { kind: "update", object: objects.beforeUpdate(configMaps, { ...structuredClone(current), data: { mine: "yes" } }, current, write()) };
+      return { kind: "update", object: await objects.beforeUpdate(configMaps, { ...structuredClone(current), data: { mine: "yes" } }, current, write()) };
     });
     expect(seen).toEqual([undefined, "a"]);
     expect(result).toMatchObject({ code: 200, body: { data: { mine: "yes" } } });
@@ -164,10 +164,10 @@ describe("ObjectStore.guaranteedUpdate: the one write loop", () => {
     expect((await memory.get(objectKey(configMaps, "default", "a")))?.value).not.toHaveProperty("metadata.deletionTimestamp");
     const marked = await objects.delete(configMaps, "default", "a", { dryRun: false });
     expect(marked).toMatchObject({ code: 200, body: { metadata: { deletionTimestamp: expect.any(String), finalizers: ["example.com/x"] } } });
-    await objects.guaranteedUpdate(configMaps, "default", "a", { dryRun: false }, (current) => {
+    await objects.guaranteedUpdate(configMaps, "default", "a", { dryRun: false }, async (current) => {
       const next = structuredClone(current);
       next.metadata.finalizers = [];
-      return { kind: "update", object: objects.beforeUpdate(configMaps, next, current, write()) };
+      return { kind: "update", object: await objects.beforeUpdate(configMaps, next, current, write()) };
     });
     expect(await memory.get(objectKey(configMaps, "default", "a"))).toBeUndefined();
   });

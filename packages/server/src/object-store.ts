@@ -46,6 +46,8 @@ export interface WriteOptions {
   fieldManager?: string;
   /** The object's `managedFields` were already computed by server-side apply. */
   applied?: boolean;
+  /** The caller, for the kind's `checkWriteAccess` (RBAC escalation, CSR approval). */
+  user?: UserInfo;
 }
 
 /** What the current object must be for a write to go ahead (DeleteOptions `preconditions`). */
@@ -170,7 +172,7 @@ export function storedTypeInfo(served: ServedResource): TypeNode {
 }
 
 /** What the server lends every strategy beyond the domain and the time (see `StrategyContext`). */
-export type StrategyServices = Pick<StrategyContext, "get" | "serviceAccountTokens" | "reviewToken">;
+export type StrategyServices = Pick<StrategyContext, "get" | "serviceAccountTokens" | "reviewToken" | "authorize" | "rulesFor" | "uncoveredRules">;
 
 /** The generic object store of one server: the write rules every kind shares. */
 export class ObjectStore {
@@ -182,9 +184,23 @@ export class ObjectStore {
     private readonly services: StrategyServices = {},
   ) {}
 
-  /** The context strategy hooks and version defaults run in: the domain, now, the server's services. */
-  strategyContext(): StrategyContext {
-    return { ...this.services, domain: this.domain, now: this.clock.now() };
+  /**
+   * The context strategy hooks and version defaults run in: the domain, now, the server's
+   * services, and the caller when known.
+   */
+  strategyContext(user?: UserInfo): StrategyContext {
+    const ctx: StrategyContext = { ...this.services, domain: this.domain, now: this.clock.now() };
+    if (user) ctx.user = user;
+    return ctx;
+  }
+
+  /**
+   * The kind's checks of the caller's rights on a write (`checkWriteAccess`), when it has them
+   * and the write has a caller (the server's own writes, such as its controllers', have none).
+   */
+  private async checkWriteAccess(served: ServedResource, object: APIObject, old: APIObject | undefined, opts: WriteOptions): Promise<void> {
+    const check = served.type.strategy?.checkWriteAccess;
+    if (check && opts.user) await check(object, old, opts.subresource ?? "", this.strategyContext(opts.user));
   }
 
   /**
@@ -340,6 +356,7 @@ export class ObjectStore {
     const errors = [...validateObjectMeta(object, this.metaOptions(served), ctx), ...(strategy?.validate?.(object, ctx) ?? [])];
     if (errors.length) this.invalid(served, meta.name ?? "", errors);
     if (served.namespaced) await this.guardNamespace(served, meta.namespace ?? "", meta.name as string);
+    await this.checkWriteAccess(served, object, undefined, opts);
     return this.track(served, undefined, object, opts);
   }
 
@@ -360,9 +377,11 @@ export class ObjectStore {
    * @throws StatusError 409 when `pinned` and `object`'s resourceVersion is not `current`'s, 422
    *   for an invalid object.
    */
-  beforeUpdate(served: ServedResource, object: APIObject, current: APIObject, opts: WriteOptions, pinned = false): APIObject {
+  async beforeUpdate(served: ServedResource, object: APIObject, current: APIObject, opts: WriteOptions, pinned = false): Promise<APIObject> {
     if (pinned && object.metadata.resourceVersion !== current.metadata.resourceVersion) throw conflict(served.qualifiedResource, object.metadata.name ?? "");
-    return this.track(served, current, this.prepareUpdate(served, object, current, opts.subresource ?? ""), opts);
+    const prepared = this.prepareUpdate(served, object, current, opts.subresource ?? "");
+    await this.checkWriteAccess(served, prepared, current, opts);
+    return this.track(served, current, prepared, opts);
   }
 
   /** Carries server-owned metadata over, runs the strategy and validation of an update. */
@@ -418,7 +437,7 @@ export class ObjectStore {
         return { kind: "create", object: await this.prepareCreate(served, namespace, next, opts) };
       }
       if (!pinned) next.metadata.resourceVersion = current.metadata.resourceVersion as string;
-      return { kind: "update", object: this.beforeUpdate(served, this.prepareWrite(served, subresource, next, current), current, opts, pinned) };
+      return { kind: "update", object: await this.beforeUpdate(served, this.prepareWrite(served, subresource, next, current), current, opts, pinned) };
     });
   }
 

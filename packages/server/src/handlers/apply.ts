@@ -49,6 +49,6 @@ export function serverSideApply(call: ResourceCall, opts: WriteOptions): Promise
   return objects.guaranteedUpdate(served, namespace, info.name, { dryRun: opts.dryRun, mode: info.subresource ? "update" : "upsert" }, async (current) => {
     if (!current) return { kind: "create", object: await objects.prepareCreate(served, namespace, decodeBody(call, run(undefined), applyOpts), applyOpts) };
     const decoded = decodeBody(call, run(presentObject(served, current)), applyOpts);
-    return { kind: "update", object: objects.beforeUpdate(served, objects.prepareWrite(served, info.subresource, decoded, current), current, applyOpts) };
+    return { kind: "update", object: await objects.beforeUpdate(served, objects.prepareWrite(served, info.subresource, decoded, current), current, applyOpts) };
   });
 }

@@ -27,7 +27,7 @@ export async function patch(call: ResourceCall): Promise<APIResponse> {
   const contentType = request.headers.get("content-type");
   if (isApplyPatch(contentType)) return answerWrite(call, await serverSideApply(call, opts), opts.warnings);
   const objects = ctx.objects;
-  const result = await objects.guaranteedUpdate(served, call.namespace, info.name, { dryRun: opts.dryRun }, (current) => {
+  const result = await objects.guaranteedUpdate(served, call.namespace, info.name, { dryRun: opts.dryRun }, async (current) => {
     const patched = applyPatch(contentType, request.body, presentObject(served, current), served.version.schema);
     const decoded = decodeBody(call, patched, opts);
     if (decoded.metadata.name !== info.name) {
@@ -35,7 +35,7 @@ export async function patch(call: ResourceCall): Promise<APIResponse> {
     }
     // A patch that sets another resourceVersion than the current one makes it a precondition.
     const pinned = decoded.metadata.resourceVersion !== current.metadata.resourceVersion;
-    return { kind: "update", object: objects.beforeUpdate(served, objects.prepareWrite(served, info.subresource, decoded, current), current, opts, pinned) };
+    return { kind: "update", object: await objects.beforeUpdate(served, objects.prepareWrite(served, info.subresource, decoded, current), current, opts, pinned) };
   });
   return answerWrite(call, result, opts.warnings);
 }

@@ -78,12 +78,14 @@ export function isApplyPatch(contentType: string | null): boolean {
  * @throws StatusError 400 or 422 for a bad parameter.
  */
 export function writeOptions(call: ResourceCall): WriteOptions {
-  return {
+  const options: WriteOptions = {
     dryRun: parseDryRun(call.query),
     fieldValidation: parseFieldValidation(call.query),
     warnings: [],
     fieldManager: fieldManagerOf(call, call.info.verb === "patch" && isApplyPatch(call.request.headers.get("content-type"))),
   };
+  if (call.request.user) options.user = call.request.user;
+  return options;
 }
 
 /**

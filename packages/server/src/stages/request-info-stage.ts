@@ -29,7 +29,8 @@ export function requestInfoOf(method: string, url: string): RequestInfo {
   const upper = method.toUpperCase();
   const resource = resourceRequestInfo(upper, parsed);
   if (resource) return { isResourceRequest: true, path, parsed, ...resource };
-  return { isResourceRequest: false, path, parsed, verb: upper.toLowerCase() };
+  // The reference reads HEAD as get, as for resources.
+  return { isResourceRequest: false, path, parsed, verb: upper === "HEAD" ? "get" : upper.toLowerCase() };
 }
 
 /** Turns anything the rest of the pipeline throws into a Status response (never a stack trace). */

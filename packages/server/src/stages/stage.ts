@@ -19,6 +19,11 @@ export interface ServerRequest extends APIRequest {
    * set by `withAuthentication`.
    */
   audiences?: string[];
+  /**
+   * The caller who impersonates `user`, when the request carried `Impersonate-*` headers; set by
+   * `withImpersonation` (the audit record keeps both).
+   */
+  impersonator?: UserInfo;
 }
 
 /** The rest of the pipeline, from a stage's point of view; also the innermost handler. */

@@ -1,0 +1,170 @@
+/**
+ * RBAC inside the server: the index the RBAC authorizer decides from, kept current by watching
+ * the four RBAC resources in the store; the bootstrap policy, created and reconciled at start;
+ * and ClusterRole aggregation, which keeps the rules of aggregated roles (`admin`, `edit`,
+ * `view`, and users' own) the union of the roles their selectors pick.
+ * @module
+ */
+import { aggregatedRules, bootstrapPolicy, RBACIndex, reconcileBinding, reconcileRole, type ClusterRole, type ClusterRoleBinding, type RBACKind } from "@orch/authz";
+import { isAlreadyExists, isNotFound, type APIObject } from "@orch/meta";
+import type { Clock, Store } from "@orch/store";
+import type { ObjectStore, WriteOptions } from "./object-store.js";
+import { sameJSON } from "./same-json.js";
+import { collectionPrefix, mutableCopy, objectKey, wireObject, type ServedResource } from "./served-resource.js";
+
+/** What the controller needs of the server. */
+export interface RBACControllerInput {
+  domain: string;
+  store: Store;
+  clock: Clock;
+  objects: ObjectStore;
+  served(group: string, resource: string): ServedResource | undefined;
+  log: (message: string) => void;
+}
+
+const kinds: readonly { kind: RBACKind; resource: string }[] = [
+  { kind: "ClusterRole", resource: "clusterroles" },
+  { kind: "Role", resource: "roles" },
+  { kind: "ClusterRoleBinding", resource: "clusterrolebindings" },
+  { kind: "RoleBinding", resource: "rolebindings" },
+];
+
+/** The options of the server's own writes: no caller, no field validation, its manager. */
+const systemWrite = (manager: string): WriteOptions => ({ dryRun: false, fieldValidation: "Ignore", warnings: [], fieldManager: manager });
+
+/** Keeps the RBAC index, the bootstrap policy and ClusterRole aggregation. */
+export class RBACController {
+  /** The index the RBAC authorizer reads. */
+  readonly index = new RBACIndex();
+  readonly #input: RBACControllerInput;
+  readonly #clusterRoles = new Map<string, ClusterRole>();
+  #controller: AbortController | undefined;
+  readonly #timers = new Set<() => void>();
+  #aggregating: Promise<void> = Promise.resolve();
+
+  constructor(input: RBACControllerInput) {
+    this.#input = input;
+  }
+
+  #served(resource: string): ServedResource {
+    const served = this.#input.served(`rbac.authorization.${this.#input.domain}`, resource);
+    if (!served) throw new Error(`RBAC needs the ${resource} resource in the catalog`);
+    return served;
+  }
+
+  /** Creates or reconciles the bootstrap policy, loads the index and starts watching. */
+  async start(): Promise<void> {
+    await this.#reconcileBootstrapPolicy();
+    await this.#load();
+  }
+
+  /** Stops watching. */
+  stop(): void {
+    this.#controller?.abort();
+    this.#controller = undefined;
+    for (const cancel of this.#timers) cancel();
+    this.#timers.clear();
+  }
+
+  async #reconcileBootstrapPolicy(): Promise<void> {
+    const policy = bootstrapPolicy(this.#input.domain);
+    const { objects } = this.#input;
+    const options = systemWrite("orch-apiserver");
+    const write = async (resource: string, wanted: APIObject, reconcile: (existing: APIObject, wanted: APIObject) => APIObject | undefined) => {
+      const served = this.#served(resource);
+      const namespace = served.namespaced ? (wanted.metadata.namespace ?? "") : "";
+      const name = wanted.metadata.name ?? "";
+      const roleRefChanged = (current: APIObject, next: APIObject) => "roleRef" in next && !sameJSON(current["roleRef"] as never, next["roleRef"] as never);
+      try {
+        await objects.guaranteedUpdate(served, namespace, name, { dryRun: false, mode: "upsert" }, async (current) => {
+          if (!current) return { kind: "create", object: await objects.prepareCreate(served, namespace, mutableCopy(wanted), options) };
+          const next = reconcile(current, wanted);
+          if (!next) return { kind: "noop", answer: { code: 200, body: current } };
+          // A binding's roleRef cannot change: the reference deletes and recreates it.
+          if (roleRefChanged(current, next)) return { kind: "delete", answer: { code: 200, body: current } };
+          return { kind: "update", object: await objects.beforeUpdate(served, mutableCopy(next), current, options) };
+        });
+        if (!(await this.#input.store.get(objectKey(served, namespace, name)))) {
+          await objects.create(served, namespace, mutableCopy(wanted), options);
+        }
+      } catch (error) {
+        if (!isAlreadyExists(error)) throw error;
+      }
+    };
+    const role = (e: APIObject, w: APIObject) => reconcileRole(e as unknown as ClusterRole, w as unknown as ClusterRole) as unknown as APIObject | undefined;
+    const binding = (e: APIObject, w: APIObject) => reconcileBinding(e as unknown as ClusterRoleBinding, w as unknown as ClusterRoleBinding) as unknown as APIObject | undefined;
+    for (const o of policy.clusterRoles) await write("clusterroles", o as unknown as APIObject, role);
+    for (const o of policy.clusterRoleBindings) await write("clusterrolebindings", o as unknown as APIObject, binding);
+    for (const o of policy.roles) await write("roles", o as unknown as APIObject, role);
+    for (const o of policy.roleBindings) await write("rolebindings", o as unknown as APIObject, binding);
+  }
+
+  /** Lists the four resources into a fresh index and watches them from that revision. */
+  async #load(): Promise<void> {
+    this.#controller?.abort();
+    const controller = new AbortController();
+    this.#controller = controller;
+    const revision = await this.#input.store.revision();
+    this.index.reset();
+    this.#clusterRoles.clear();
+    for (const { kind, resource } of kinds) {
+      const { entries } = await this.#input.store.list(collectionPrefix(this.#served(resource), ""), { revision });
+      for (const entry of entries) this.#apply("ADDED", kind, wireObject(entry));
+    }
+    this.#aggregateAll();
+    for (const { kind, resource } of kinds) void this.#watch(kind, resource, revision + 1, controller.signal);
+  }
+
+  #apply(type: "ADDED" | "MODIFIED" | "DELETED", kind: RBACKind, object: APIObject): void {
+    this.index.apply({ type, kind, object: object as never });
+    if (kind !== "ClusterRole") return;
+    const name = object.metadata.name ?? "";
+    if (type === "DELETED") this.#clusterRoles.delete(name);
+    else this.#clusterRoles.set(name, object as unknown as ClusterRole);
+  }
+
+  async #watch(kind: RBACKind, resource: string, from: number, signal: AbortSignal): Promise<void> {
+    try {
+      for await (const event of this.#input.store.watch(collectionPrefix(this.#served(resource), ""), from, signal)) {
+        const type = event.type === "delete" ? "DELETED" : event.type === "create" ? "ADDED" : "MODIFIED";
+        const object = wireObject(event.entry);
+        this.#apply(type, kind, object);
+        if (kind === "ClusterRole") this.#aggregateAll();
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      // Compacted past us or the store went away: start over from a fresh list.
+      this.#input.log(`RBAC: the ${resource} watch ended (${error instanceof Error ? error.message : String(error)}); relisting`);
+      const cancel = this.#input.clock.setTimer(1000, () => {
+        this.#timers.delete(cancel);
+        if (!signal.aborted) this.#load().catch((e: unknown) => this.#input.log(`RBAC: relist failed: ${e instanceof Error ? e.message : String(e)}`));
+      });
+      this.#timers.add(cancel);
+    }
+  }
+
+  /** Recomputes every aggregated ClusterRole, one pass at a time, writing those whose rules changed. */
+  #aggregateAll(): void {
+    this.#aggregating = this.#aggregating.then(async () => {
+      const all = [...this.#clusterRoles.values()];
+      for (const role of all) {
+        const rules = aggregatedRules(role, all);
+        if (rules === undefined || sameJSON(rules as never, (role.rules ?? []) as never)) continue;
+        await this.#writeRules(role.metadata.name ?? "", rules).catch((error: unknown) => {
+          if (!isNotFound(error)) this.#input.log(`RBAC: aggregating ClusterRole ${role.metadata.name ?? ""} failed: ${error instanceof Error ? error.message : String(error)}`);
+        });
+      }
+    });
+  }
+
+  async #writeRules(name: string, rules: unknown[]): Promise<void> {
+    const served = this.#served("clusterroles");
+    const { objects } = this.#input;
+    await objects.guaranteedUpdate(served, "", name, { dryRun: false }, async (current) => {
+      const next = mutableCopy(current);
+      next["rules"] = rules;
+      return { kind: "update", object: await objects.beforeUpdate(served, next, current, systemWrite("clusterrole-aggregation-controller")) };
+    });
+  }
+
+}
