@@ -274,6 +274,8 @@ export async function startAuthenticationFixture(extraFlags: readonly string[] =
     const server = await startAPIServer({
       flags: [
         "--domain", "k8s.io",
+        // These tests are about who the caller is; what it may do is the authorization tests' matter.
+        "--authorization-mode", "AlwaysAllow",
         "--token-auth-file", join(dir, "tokens.csv"),
         "--enable-bootstrap-token-auth",
         "--requestheader-client-ca-file", join(dir, "proxy-ca.crt"),

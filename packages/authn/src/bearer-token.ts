@@ -45,7 +45,9 @@ export function bearerTokenAuthenticator(tokens: readonly TokenAuthenticator[], 
     async authenticate(request: AuthenticationRequest): Promise<AuthenticationResult> {
       const token = bearerTokenOf(request.headers);
       if (token === undefined) return undefined;
-      const result = await authenticateToken(tokens, token, audiences, request.signal);
+      // The client's signal is not handed on: reading it costs the adapter an AbortController per
+      // request, and the remote token authenticators bound their own calls with timeouts.
+      const result = await authenticateToken(tokens, token, audiences);
       if (!result) throw new AuthenticationError("invalid bearer token: no authenticator recognised it");
       return result;
     },

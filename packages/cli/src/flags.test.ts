@@ -16,6 +16,7 @@ describe("parseFlags", () => {
       etcdCompactionIntervalMs: 300_000,
       etcdWaitAtStart: false,
       authentication: { anonymous: true, bootstrapTokenAuth: false, serviceAccountKeyFiles: [], serviceAccountLookup: true },
+      authorization: { modes: ["Node", "RBAC"] },
     });
   });
 
@@ -42,6 +43,11 @@ describe("parseFlags", () => {
     [["--etcd-servers=http://a:2379", "--etcd-wait-at-start=false"], { etcdWaitAtStart: false }],
     [["--service-account-key-file", "/etc/orch/sa.key", "--service-account-key-file=/etc/orch/old.pub"], { authentication: { serviceAccountKeyFiles: ["/etc/orch/sa.key", "/etc/orch/old.pub"] } }],
     [["--service-account-signing-key-file", "/etc/orch/sa.key"], { authentication: { serviceAccountSigningKeyFile: "/etc/orch/sa.key" } }],
+    [["--authorization-mode=AlwaysAllow"], { authorization: { modes: ["AlwaysAllow"] } }],
+    [
+      ["--authorization-mode=Node,RBAC,Webhook", "--authorization-webhook-config-file=w.yaml", "--authorization-webhook-cache-authorized-ttl=1m"],
+      { authorization: { modes: ["Node", "RBAC", "Webhook"], webhook: { configFile: "w.yaml", version: "v1beta1", authorizedTTLMs: 60_000, unauthorizedTTLMs: 30_000 } } },
+    ],
     [["--anonymous-auth=false", "--service-account-lookup=false", "--enable-bootstrap-token-auth"], { authentication: { anonymous: false, serviceAccountLookup: false, bootstrapTokenAuth: true } }],
     [["--token-auth-file", "tokens.csv", "--client-ca-file=ca.crt", "--api-audiences", "a,b"], { authentication: { tokenAuthFile: "tokens.csv", clientCAFile: "ca.crt", apiAudiences: ["a", "b"] } }],
     [
@@ -96,6 +102,11 @@ describe("parseFlags", () => {
     [["--livez-grace-period", "-5s"], /--livez-grace-period/],
     [["--livez-grace-period", "soon"], /--livez-grace-period/],
     [["serve"], /serve/],
+    [["--authorization-mode=RBAC,Magic"], /invalid --authorization-mode "Magic"/],
+    [["--authorization-mode=RBAC,RBAC"], /a mode is named twice/],
+    [["--authorization-mode=Webhook"], /needs --authorization-webhook-config-file/],
+    [["--authorization-webhook-version=v1"], /needs --authorization-mode with Webhook/],
+    [["--authorization-mode=Webhook", "--authorization-webhook-config-file=w.yaml", "--authorization-webhook-version=v3"], /want v1beta1 or v1/],
     [["--anonymous-auth=maybe"], /--anonymous-auth "maybe": want true or false/],
     [["--token-auth-file="], /invalid --token-auth-file: empty/],
     [["--oidc-client-id=orch"], /--oidc-client-id needs --oidc-issuer-url/],

@@ -4,6 +4,7 @@
  */
 import { isIP } from "node:net";
 import { parseArgs } from "node:util";
+import { authorizationOptions, authorizationUsage, parseAuthorizationFlags, type AuthorizationFlags } from "./authorization-flags.js";
 import { authenticationBooleans, authenticationOptions, authenticationUsage, parseAuthenticationFlags, type AuthenticationFlags } from "./authentication-flags.js";
 
 /** The parsed command line of `orch-apiserver`. */
@@ -48,6 +49,8 @@ export interface Flags {
   serviceAccountIssuer?: string;
   /** The authentication flags. */
   authentication: AuthenticationFlags;
+  /** The authorization flags. */
+  authorization: AuthorizationFlags;
 }
 
 /** A bad command line; the command prints the message and exits with code 2. */
@@ -84,7 +87,7 @@ Flags:
                                           (default "https://orch.default.svc.cluster.local", with
                                           --domain k8s.io "https://kubernetes.default.svc.cluster.local")
   -h, --help                              print this help
-${authenticationUsage}`;
+${authenticationUsage}${authorizationUsage}`;
 
 const units: Record<string, number> = {
   ns: 1e-6,
@@ -158,6 +161,7 @@ export function parseFlags(argv: readonly string[]): Flags {
         "etcd-wait-at-start": { type: "boolean" },
         "service-account-issuer": { type: "string" },
         ...authenticationOptions,
+        ...authorizationOptions,
       },
     }));
   } catch (error) {
@@ -199,6 +203,9 @@ export function parseFlags(argv: readonly string[]): Flags {
     etcdCompactionIntervalMs: duration("etcd-compaction-interval", 5 * 60_000),
     etcdWaitAtStart,
     authentication: parseAuthenticationFlags(values, booleans.explicitFalse, duration, (message) => {
+      throw new FlagError(message);
+    }),
+    authorization: parseAuthorizationFlags(values, duration, (message) => {
       throw new FlagError(message);
     }),
   };

@@ -86,6 +86,7 @@ describe("runAPIServer", () => {
       anonymousAuth: true,
       bootstrapTokenAuth: false,
       log: expect.any(Function),
+      authorization: ["Node", "RBAC"],
     });
     const kubeconfigPath = join(dir, "kubeconfig");
     expect(stdout.text).toMatch(/^orch-apiserver ready url=https:\/\/127\.0\.0\.1:\d+ kubeconfig=\S+\n$/);

@@ -12,6 +12,7 @@ import { FlagError, parseFlags, usage, type Flags } from "./flags.js";
 import { writeKubeconfig } from "./kubeconfig.js";
 import { importServiceAccountKey } from "./service-account-key.js";
 import { loadAuthentication } from "./authentication.js";
+import { loadAuthorization } from "./authorization.js";
 
 /** Where {@link runAPIServer} writes: `process.stdout` or anything with `write`. */
 export interface Output {
@@ -160,6 +161,7 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     serverOptions.anonymousAuth = flags.authentication.anonymous;
     serverOptions.bootstrapTokenAuth = flags.authentication.bootstrapTokenAuth;
     serverOptions.log = log;
+    serverOptions.authorization = await loadAuthorization(flags.authorization, { domain: flags.domain, log });
     let startCompaction = (): void => undefined;
     if (flags.etcdServers.length > 0) {
       // The etcd client (gRPC and its protos) loads only for servers that use it: ~200 ms of start.

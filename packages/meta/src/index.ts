@@ -90,6 +90,7 @@ export {
   validateLabels,
   validateLabelValue,
   validateObjectName,
+  pathSegmentNameMessages,
   validateQualifiedName,
   utf8ByteLength,
   type FieldPathLike,

@@ -51,6 +51,11 @@ export interface ObjectNameOptions {
   /** Names of this kind are DNS labels (Namespace), not DNS subdomains (most kinds). */
   label?: boolean;
   /**
+   * Names of this kind need only be valid path segments (RBAC roles and bindings such as
+   * `system:discovery`): not `.` or `..`, no `/` or `%`.
+   */
+  pathSegment?: boolean;
+  /**
    * The value is a `generateName` prefix: a trailing `-` is allowed because random characters
    * follow it (the reference masks the last two characters as `a`, and so does this).
    */
@@ -74,8 +79,19 @@ export function validateObjectName(
 ): FieldError[] {
   if (name.length === 0) return [requiredField(path, "name or generateName is required")];
   const checked = options.prefix ? maskTrailingDash(name) : name;
-  const messages = options.label ? dns1123LabelMessages(checked) : dns1123SubdomainMessages(checked);
+  const messages = options.pathSegment ? pathSegmentNameMessages(name) : options.label ? dns1123LabelMessages(checked) : dns1123SubdomainMessages(checked);
   return invalidEach(path, name, messages);
+}
+
+/**
+ * The problems of `name` as a path segment (the reference's `IsValidPathSegmentName`): it may
+ * not be `.` or `..`, nor contain `/` or `%`. Empty when it is fine.
+ */
+export function pathSegmentNameMessages(name: string): string[] {
+  if (name === "." || name === "..") return [`may not be '${name}'`];
+  const problems: string[] = [];
+  for (const illegal of ["/", "%"]) if (name.includes(illegal)) problems.push(`may not contain '${illegal}'`);
+  return problems;
 }
 
 /**

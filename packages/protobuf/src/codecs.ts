@@ -2,8 +2,8 @@
  * Protobuf codecs of the kinds orch answers `kubectl create` for in protobuf, built with
  * protobufjs reflection (no `.proto` file is loaded at run time). Field numbers are those of the
  * reference system's `generated.proto` files (`k8s.io/apimachinery/pkg/apis/meta/v1`,
- * `k8s.io/api/core/v1`, `k8s.io/api/coordination/v1`, `k8s.io/api/authentication/v1`), so its
- * clients read and write them.
+ * `k8s.io/api/core/v1`, `k8s.io/api/coordination/v1`, `k8s.io/api/authentication/v1`,
+ * `k8s.io/api/rbac/v1`, `k8s.io/api/authorization/v1`), so its clients read and write them.
  *
  * Objects cross in the JSON shape the rest of orch uses: times as RFC 3339 strings, bytes as
  * base64 strings, `fieldsV1` as the JSON object it holds, int64 as numbers; empty strings, empty
@@ -207,6 +207,109 @@ message(
 );
 const lease = message("Lease", optional("metadata", 1, "ObjectMeta"), optional("spec", 2, "LeaseSpec"));
 
+// k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto: the selectors of a ClusterRole's aggregation rule.
+message("LabelSelectorRequirement", optional("key", 1, "string"), optional("operator", 2, "string"), repeated("values", 3, "string"));
+message("LabelSelector", map("matchLabels", 1, "string"), repeated("matchExpressions", 2, "LabelSelectorRequirement"));
+
+// k8s.io/api/rbac/v1/generated.proto: what kubectl create role, clusterrole, rolebinding and
+// clusterrolebinding send.
+message(
+  "PolicyRule",
+  repeated("verbs", 1, "string"),
+  repeated("apiGroups", 2, "string"),
+  repeated("resources", 3, "string"),
+  repeated("resourceNames", 4, "string"),
+  repeated("nonResourceURLs", 5, "string"),
+);
+const role = message("Role", optional("metadata", 1, "ObjectMeta"), repeated("rules", 2, "PolicyRule"));
+message("AggregationRule", repeated("clusterRoleSelectors", 1, "LabelSelector"));
+const clusterRole = message(
+  "ClusterRole",
+  optional("metadata", 1, "ObjectMeta"),
+  repeated("rules", 2, "PolicyRule"),
+  optional("aggregationRule", 3, "AggregationRule"),
+);
+message("Subject", optional("kind", 1, "string"), optional("apiGroup", 2, "string"), optional("name", 3, "string"), optional("namespace", 4, "string"));
+message("RoleRef", optional("apiGroup", 1, "string"), optional("kind", 2, "string"), optional("name", 3, "string"));
+const roleBinding = message("RoleBinding", optional("metadata", 1, "ObjectMeta"), repeated("subjects", 2, "Subject"), optional("roleRef", 3, "RoleRef"));
+const clusterRoleBinding = message(
+  "ClusterRoleBinding",
+  optional("metadata", 1, "ObjectMeta"),
+  repeated("subjects", 2, "Subject"),
+  optional("roleRef", 3, "RoleRef"),
+);
+
+// k8s.io/api/authorization/v1/generated.proto: what kubectl auth can-i (and --list) sends and
+// reads. ResourceAttributes' fieldSelector (8) and labelSelector (9) are not modelled.
+message(
+  "ResourceAttributes",
+  optional("namespace", 1, "string"),
+  optional("verb", 2, "string"),
+  optional("group", 3, "string"),
+  optional("version", 4, "string"),
+  optional("resource", 5, "string"),
+  optional("subresource", 6, "string"),
+  optional("name", 7, "string"),
+);
+message("NonResourceAttributes", optional("path", 1, "string"), optional("verb", 2, "string"));
+message(
+  "SubjectAccessReviewSpec",
+  optional("resourceAttributes", 1, "ResourceAttributes"),
+  optional("nonResourceAttributes", 2, "NonResourceAttributes"),
+  optional("user", 3, "string"),
+  repeated("groups", 4, "string"),
+  map("extra", 5, "ExtraValue"),
+  optional("uid", 6, "string"),
+);
+message(
+  "SubjectAccessReviewStatus",
+  optional("allowed", 1, "bool"),
+  optional("reason", 2, "string"),
+  optional("evaluationError", 3, "string"),
+  optional("denied", 4, "bool"),
+);
+const subjectAccessReview = message(
+  "SubjectAccessReview",
+  optional("metadata", 1, "ObjectMeta"),
+  optional("spec", 2, "SubjectAccessReviewSpec"),
+  optional("status", 3, "SubjectAccessReviewStatus"),
+);
+const localSubjectAccessReview = message(
+  "LocalSubjectAccessReview",
+  optional("metadata", 1, "ObjectMeta"),
+  optional("spec", 2, "SubjectAccessReviewSpec"),
+  optional("status", 3, "SubjectAccessReviewStatus"),
+);
+message("SelfSubjectAccessReviewSpec", optional("resourceAttributes", 1, "ResourceAttributes"), optional("nonResourceAttributes", 2, "NonResourceAttributes"));
+const selfSubjectAccessReview = message(
+  "SelfSubjectAccessReview",
+  optional("metadata", 1, "ObjectMeta"),
+  optional("spec", 2, "SelfSubjectAccessReviewSpec"),
+  optional("status", 3, "SubjectAccessReviewStatus"),
+);
+message("SelfSubjectRulesReviewSpec", optional("namespace", 1, "string"));
+message(
+  "ResourceRule",
+  repeated("verbs", 1, "string"),
+  repeated("apiGroups", 2, "string"),
+  repeated("resources", 3, "string"),
+  repeated("resourceNames", 4, "string"),
+);
+message("NonResourceRule", repeated("verbs", 1, "string"), repeated("nonResourceURLs", 2, "string"));
+message(
+  "SubjectRulesReviewStatus",
+  repeated("resourceRules", 1, "ResourceRule"),
+  repeated("nonResourceRules", 2, "NonResourceRule"),
+  optional("incomplete", 3, "bool"),
+  optional("evaluationError", 4, "string"),
+);
+const selfSubjectRulesReview = message(
+  "SelfSubjectRulesReview",
+  optional("metadata", 1, "ObjectMeta"),
+  optional("spec", 2, "SelfSubjectRulesReviewSpec"),
+  optional("status", 3, "SubjectRulesReviewStatus"),
+);
+
 root.resolveAll();
 
 /**
@@ -240,6 +343,14 @@ const codecs: readonly KindCodec[] = [
   { group: "authentication", version: "v1", kind: "TokenRequest", type: tokenRequest },
   { group: "authentication", version: "v1", kind: "SelfSubjectReview", type: selfSubjectReview },
   { group: "coordination", version: "v1", kind: "Lease", type: lease },
+  { group: "rbac", version: "v1", kind: "Role", type: role },
+  { group: "rbac", version: "v1", kind: "ClusterRole", type: clusterRole },
+  { group: "rbac", version: "v1", kind: "RoleBinding", type: roleBinding },
+  { group: "rbac", version: "v1", kind: "ClusterRoleBinding", type: clusterRoleBinding },
+  { group: "authorization", version: "v1", kind: "SubjectAccessReview", type: subjectAccessReview },
+  { group: "authorization", version: "v1", kind: "LocalSubjectAccessReview", type: localSubjectAccessReview },
+  { group: "authorization", version: "v1", kind: "SelfSubjectAccessReview", type: selfSubjectAccessReview },
+  { group: "authorization", version: "v1", kind: "SelfSubjectRulesReview", type: selfSubjectRulesReview },
   { group: "*", version: "v1", kind: "DeleteOptions", type: deleteOptions },
 ];
 
@@ -263,7 +374,10 @@ function codecFor(apiVersion: string, kind: string): KindCodec | undefined {
 /**
  * Whether objects of `apiVersion` and `kind` have a protobuf codec (core v1 ConfigMap, Secret,
  * Namespace, Event and ServiceAccount, `coordination.<domain>/v1` Lease,
- * `authentication.<domain>/v1` TokenRequest and SelfSubjectReview, and DeleteOptions of any group).
+ * `authentication.<domain>/v1` TokenRequest and SelfSubjectReview, `rbac.authorization.<domain>/v1`
+ * Role, ClusterRole, RoleBinding and ClusterRoleBinding, `authorization.<domain>/v1`
+ * SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectAccessReview and
+ * SelfSubjectRulesReview, and DeleteOptions of any group).
  */
 export function hasProtobufCodec(apiVersion: string, kind: string): boolean {
   return codecFor(apiVersion, kind) !== undefined;

@@ -378,17 +378,89 @@ export {
   volumeBindingModes,
 } from "./storage-class.js";
 export {
+  accessAttributesFrom,
+  accessReviewStatus,
   allowAllReason,
   evaluateSubjectAccessReview,
   nonResourceAttributesSchema,
   resourceAttributesSchema,
+  reviewAccess,
   subjectAccessReviewSpecSchema,
   subjectAccessReviewStatusSchema,
   subjectAccessReviewType,
   subjectAccessReviewV1Schema,
+  subjectOf,
+  validateAccessReviewAttributes,
   validateSubjectAccessReview,
   validateSubjectAccessReviewSpec,
 } from "./subject-access-review.js";
+export {
+  localSubjectAccessReviewType,
+  localSubjectAccessReviewV1Schema,
+  validateLocalSubjectAccessReview,
+} from "./local-subject-access-review.js";
+export {
+  evaluateSelfSubjectAccessReview,
+  selfSubjectAccessReviewSpecSchema,
+  selfSubjectAccessReviewType,
+  selfSubjectAccessReviewV1Schema,
+  validateSelfSubjectAccessReview,
+} from "./self-subject-access-review.js";
+export {
+  allowAllRules,
+  evaluateSelfSubjectRulesReview,
+  nonResourceRuleSchema,
+  resourceRuleSchema,
+  rulesReviewStatus,
+  selfSubjectRulesReviewSpecSchema,
+  selfSubjectRulesReviewType,
+  selfSubjectRulesReviewV1Schema,
+  subjectRulesReviewStatusSchema,
+} from "./self-subject-rules-review.js";
+export {
+  compactRules,
+  compactRuleString,
+  confirmNoEscalation,
+  escalationAllowed,
+  escalationMessage,
+  isOnlyMutatingGCFields,
+  policyRuleSchema,
+  policyRulesOf,
+  privilegedGroupName,
+  rbacGroup,
+  rbacGroupPattern,
+  validatePolicyRule,
+  validatePolicyRules,
+} from "./policy-rule.js";
+export { checkRoleEscalation, escalateAuthorized, roleType, roleV1Schema, validateRole } from "./role.js";
+export {
+  aggregationRuleForbiddenReason,
+  aggregationRuleSchema,
+  checkClusterRoleWriteAccess,
+  clusterRoleType,
+  clusterRoleV1Schema,
+  fullAuthority,
+  hasAggregationRule,
+  validateClusterRole,
+} from "./cluster-role.js";
+export {
+  bindAuthorized,
+  bindingTableColumns,
+  checkBindingWriteAccess,
+  defaultRBACBinding,
+  roleBindingType,
+  roleBindingV1Schema,
+  roleReferenceRules,
+  roleRefSchema,
+  subjectKinds,
+  subjectSchema,
+  subjectsStrings,
+  validateRBACBinding,
+  validateRBACBindingUpdate,
+  validateRoleBinding,
+  validateSubject,
+} from "./role-binding.js";
+export { clusterRoleBindingType, clusterRoleBindingV1Schema, validateClusterRoleBinding } from "./cluster-role-binding.js";
 export {
   boundObjectReferenceSchema,
   defaultServiceAccountIssuer,

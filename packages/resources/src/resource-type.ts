@@ -260,6 +260,11 @@ export interface ResourceStrategy {
    */
   nameIsLabel?: boolean;
   /**
+   * The name need only be a valid path segment, not a DNS subdomain (RBAC roles and bindings:
+   * `system:discovery`); passed to `validateObjectMeta` like {@link nameIsLabel}.
+   */
+  nameIsPathSegment?: boolean;
+  /**
    * Rules beyond the schema and beyond `metadata` (the server runs `validateObjectMeta` itself),
    * for a create and again on every update. Field paths are full (`data[a b]`).
    */

@@ -1,14 +1,15 @@
 /**
  * SubjectAccessReview (`authorization.{domain}/v1`, cluster-scoped, virtual: only `create`,
  * answered and never stored): asks whether a user or group may perform an action on a resource
- * or a non-resource URL.
+ * or a non-resource URL. The schemas of its attributes, spec and status, and the way a review is
+ * answered, serve LocalSubjectAccessReview and SelfSubjectAccessReview as well.
  * @module
  */
 import { FieldPath, invalidField, type APIObject, type FieldError } from "@orch/meta";
 import { z } from "zod";
 import { list } from "./internal/access-rules.js";
-import { record } from "./internal/rules.js";
-import type { ResourceType } from "./resource-type.js";
+import { record, str, strings } from "./internal/rules.js";
+import type { AccessAttributes, AccessDecision, RequestUser, ResourceType, StrategyContext } from "./resource-type.js";
 import { atomicStrings, named } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
@@ -81,11 +82,11 @@ export const subjectAccessReviewV1Schema = kindSchema(
 );
 
 /**
- * The reference's `ValidateSubjectAccessReviewSpec` for the spec at `path`: not both attribute
- * kinds (`<path>.nonResourceAttributes`), at least one (`<path>.resourceAttributes`), and a
- * user or at least one group (`<path>.user`).
+ * The attribute rule every access review spec shares (at `path`): not both attribute kinds
+ * (`<path>.nonResourceAttributes`: "cannot be specified in combination with
+ * resourceAttributes"), and at least one (`<path>.resourceAttributes`).
  */
-export function validateSubjectAccessReviewSpec(spec: Record<string, unknown>, path: FieldPath): FieldError[] {
+export function validateAccessReviewAttributes(spec: Record<string, unknown>, path: FieldPath): FieldError[] {
   const errors: FieldError[] = [];
   const resource = spec["resourceAttributes"];
   const nonResource = spec["nonResourceAttributes"];
@@ -95,6 +96,15 @@ export function validateSubjectAccessReviewSpec(spec: Record<string, unknown>, p
   if (resource === undefined && nonResource === undefined) {
     errors.push(invalidField(path.child("resourceAttributes"), null, "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
   }
+  return errors;
+}
+
+/**
+ * The reference's `ValidateSubjectAccessReviewSpec` for the spec at `path`: the attribute rule
+ * ({@link validateAccessReviewAttributes}), and a user or at least one group (`<path>.user`).
+ */
+export function validateSubjectAccessReviewSpec(spec: Record<string, unknown>, path: FieldPath): FieldError[] {
+  const errors = validateAccessReviewAttributes(spec, path);
   const user = typeof spec["user"] === "string" ? spec["user"] : "";
   if (user === "" && list(spec["groups"]).length === 0) errors.push(invalidField(path.child("user"), user, "at least one of user or group must be specified"));
   return errors;
@@ -112,19 +122,87 @@ export function validateSubjectAccessReview(object: APIObject): FieldError[] {
   return errors;
 }
 
-/** The reason every review gets until an authorizer is plugged in. */
+/**
+ * The reason of every review's answer where no authorizer is plugged in (a strategy run without
+ * a server): such a server allows every request, as an embedded server's default
+ * (`AlwaysAllow`) does.
+ */
 export const allowAllReason = "orch: every request is allowed";
 
 /**
- * The answer of the placeholder authorizer: `status.allowed` true with reason
- * {@link allowAllReason}, whatever is asked. The authorization issue replaces this with the real
- * authorizer through the same `strategy.evaluate` hook; until then every review is allowed.
+ * The question a `ResourceAttributes` or `NonResourceAttributes` asks about `user` (the
+ * reference's `ResourceAttributesFrom` and `NonResourceAttributesFrom`): `resourceAttributes`
+ * when set (an empty `version` asks about every version, `*`), else `nonResourceAttributes`.
  */
-export function evaluateSubjectAccessReview(object: APIObject): APIObject {
-  return { ...object, status: { allowed: true, reason: allowAllReason } };
+export function accessAttributesFrom(user: RequestUser, spec: Record<string, unknown>): AccessAttributes {
+  const resource = record(spec["resourceAttributes"]);
+  if (resource) {
+    return {
+      user,
+      verb: str(resource["verb"]),
+      resourceRequest: true,
+      apiGroup: str(resource["group"]),
+      apiVersion: str(resource["version"]) || "*",
+      resource: str(resource["resource"]),
+      subresource: str(resource["subresource"]),
+      namespace: str(resource["namespace"]),
+      name: str(resource["name"]),
+    };
+  }
+  const nonResource = record(spec["nonResourceAttributes"]) ?? {};
+  return { user, verb: str(nonResource["verb"]), resourceRequest: false, path: str(nonResource["path"]) };
 }
 
-/** The SubjectAccessReview resource type: virtual, `create` only, answered by `strategy.evaluate`. */
+/**
+ * The user a SubjectAccessReview asks about (the reference's `AuthorizationAttributesFrom`):
+ * `spec.user`, `spec.groups`, `spec.uid` and `spec.extra`.
+ */
+export function subjectOf(spec: Record<string, unknown>): RequestUser {
+  const user: RequestUser = { name: str(spec["user"]), groups: strings(spec["groups"]) };
+  const uid = str(spec["uid"]);
+  if (uid !== "") user.uid = uid;
+  const extra = record(spec["extra"]);
+  if (extra) user.extra = Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, strings(v)]));
+  return user;
+}
+
+/**
+ * A review's `status` for a decision: `allowed` (always present), `denied`, `reason` and
+ * `evaluationError` (each only when set, as the reference's JSON leaves them out).
+ */
+export function accessReviewStatus(decision: AccessDecision): Record<string, unknown> {
+  const status: Record<string, unknown> = { allowed: decision.decision === "allow" };
+  if (decision.decision === "deny") status["denied"] = true;
+  if (decision.reason) status["reason"] = decision.reason;
+  if (decision.error) status["evaluationError"] = decision.error;
+  return status;
+}
+
+/**
+ * Asks `ctx.authorize` about `attributes` and answers the review `status`; without an
+ * authorizer (no server) every request is allowed with {@link allowAllReason}.
+ */
+export async function reviewAccess(attributes: AccessAttributes, ctx: StrategyContext): Promise<Record<string, unknown>> {
+  if (!ctx.authorize) return { allowed: true, reason: allowAllReason };
+  return accessReviewStatus(await ctx.authorize(attributes));
+}
+
+/**
+ * The answer to a SubjectAccessReview (and a LocalSubjectAccessReview): the server's
+ * authorization chain (`ctx.authorize`) asked about the spec's user ({@link subjectOf}) and
+ * attributes ({@link accessAttributesFrom}), in `status` ({@link accessReviewStatus}). The
+ * body's own `status` is replaced.
+ */
+export async function evaluateSubjectAccessReview(object: APIObject, ctx: StrategyContext): Promise<APIObject> {
+  const spec = record(object["spec"]) ?? {};
+  const status = await reviewAccess(accessAttributesFrom(subjectOf(spec), spec), ctx);
+  return { ...object, status };
+}
+
+/**
+ * The SubjectAccessReview resource type: virtual, `create` only, answered by the server's
+ * authorizer (see {@link evaluateSubjectAccessReview}).
+ */
 export const subjectAccessReviewType: ResourceType = {
   group: "authorization.{domain}",
   resource: "subjectaccessreviews",
@@ -136,7 +214,6 @@ export const subjectAccessReviewType: ResourceType = {
   virtual: true,
   strategy: {
     validate: (object) => validateSubjectAccessReview(object),
-    // The authorization issue replaces this placeholder with the real authorizer.
-    evaluate: (object) => evaluateSubjectAccessReview(object),
+    evaluate: (object, ctx) => evaluateSubjectAccessReview(object, ctx),
   },
 };

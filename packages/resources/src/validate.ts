@@ -177,6 +177,8 @@ export interface ObjectMetaOptions {
   namespaced: boolean;
   /** Names are DNS labels (Namespace) rather than DNS subdomains. */
   nameIsLabel?: boolean;
+  /** Names need only be path segments (RBAC kinds) rather than DNS subdomains. */
+  nameIsPathSegment?: boolean;
   /**
    * Finalizer names without a `/` must be standard (`orch`/`kubernetes`, `orphan`,
    * `foregroundDeletion`), as for the reference's built-in kinds. Default true; false for custom
@@ -285,10 +287,11 @@ export function validateObjectMeta(object: APIObject, options: ObjectMetaOptions
   const path = metaPath();
   const errors: FieldError[] = [];
   const label = options.nameIsLabel === true;
+  const pathSegment = options.nameIsPathSegment === true;
   if (meta.generateName) {
-    errors.push(...validateObjectName(meta.generateName, { label, prefix: true }, path.child("generateName")));
+    errors.push(...validateObjectName(meta.generateName, { label, pathSegment, prefix: true }, path.child("generateName")));
   }
-  errors.push(...validateObjectName(meta.name ?? "", { label }, path.child("name")));
+  errors.push(...validateObjectName(meta.name ?? "", { label, pathSegment }, path.child("name")));
   const namespace = meta.namespace ?? "";
   if (options.namespaced) {
     if (!namespace) errors.push(requiredField(path.child("namespace")));

@@ -317,8 +317,9 @@ export class ObjectStore {
     throw invalid(served.qualifiedKind, name, errors);
   }
 
-  private metaOptions(served: ServedResource): { namespaced: boolean; nameIsLabel: boolean } {
-    return { namespaced: served.namespaced, nameIsLabel: served.type.strategy?.nameIsLabel === true };
+  private metaOptions(served: ServedResource): { namespaced: boolean; nameIsLabel: boolean; nameIsPathSegment: boolean } {
+    const strategy = served.type.strategy;
+    return { namespaced: served.namespaced, nameIsLabel: strategy?.nameIsLabel === true, nameIsPathSegment: strategy?.nameIsPathSegment === true };
   }
 
   /**

@@ -32,8 +32,9 @@ export function withAuthentication(authenticator: Authenticator, options: Authen
     if (request.user) return next(request);
     let result;
     try {
-      const authRequest = { headers: request.headers, ...(request.peerCertificates ? { peerCertificates: request.peerCertificates } : {}), ...(request.signal ? { signal: request.signal } : {}) };
-      result = await authenticator.authenticate(authRequest);
+      // The request itself is the authenticators' view of it: its `signal` may be a lazy getter
+      // (the node adapter makes the AbortController only when asked), read only if needed.
+      result = await authenticator.authenticate(request);
     } catch (error) {
       if (!(error instanceof AuthenticationError)) throw error;
       log(`Unable to authenticate the request ${request.method} ${request.info?.path ?? request.url}: ${error.message}`);

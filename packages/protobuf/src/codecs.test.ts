@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import { hasProtobufCodec } from "./codecs.js";
+import { encodeEnvelope } from "./envelope.js";
+import { decodeProtobufObject, encodeProtobufObject } from "./protobuf-object.js";
+
+const bytes = (...parts: (number[] | string)[]): Uint8Array =>
+  Uint8Array.from(parts.flatMap((p) => (typeof p === "string" ? [...new TextEncoder().encode(p)] : p)));
+
+const rbac = "rbac.authorization.k8s.io/v1";
+const authorization = "authorization.k8s.io/v1";
+const resourceAttributes = { namespace: "default", verb: "create", group: "apps", version: "v1", resource: "deployments", subresource: "scale", name: "web" };
+
+const samples: Record<string, Record<string, unknown>> = {
+  Role: {
+    apiVersion: rbac,
+    kind: "Role",
+    metadata: { name: "pod-reader", namespace: "default", uid: "u-1", creationTimestamp: "2026-01-02T03:04:05Z" },
+    rules: [
+      { verbs: ["get", "list"], apiGroups: [""], resources: ["pods", "pods/log"], resourceNames: ["a", "b"] },
+      { verbs: ["*"], apiGroups: ["apps"], resources: ["*"] },
+    ],
+  },
+  ClusterRole: {
+    apiVersion: rbac,
+    kind: "ClusterRole",
+    metadata: { name: "monitoring", labels: { "rbac.example.com/aggregate-to-view": "true" } },
+    rules: [{ verbs: ["get"], nonResourceURLs: ["/healthz", "/metrics/*"] }],
+    aggregationRule: {
+      clusterRoleSelectors: [
+        { matchLabels: { "rbac.example.com/aggregate-to-monitoring": "true" } },
+        { matchExpressions: [{ key: "team", operator: "In", values: ["ops", "sre"] }, { key: "legacy", operator: "DoesNotExist" }] },
+      ],
+    },
+  },
+  RoleBinding: {
+    apiVersion: rbac,
+    kind: "RoleBinding",
+    metadata: { name: "read-pods", namespace: "default" },
+    subjects: [
+      { kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "jane" },
+      { kind: "ServiceAccount", name: "builder", namespace: "ci" },
+    ],
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "pod-reader" },
+  },
+  ClusterRoleBinding: {
+    apiVersion: rbac,
+    kind: "ClusterRoleBinding",
+    metadata: { name: "ops-admin" },
+    subjects: [{ kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: "ops" }],
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "admin" },
+  },
+  SubjectAccessReview: {
+    apiVersion: authorization,
+    kind: "SubjectAccessReview",
+    metadata: {},
+    spec: { resourceAttributes, user: "alice", groups: ["dev", "system:authenticated"], extra: { scopes: ["read", "write"] }, uid: "u-1" },
+    status: { allowed: false, denied: true, reason: "no rule", evaluationError: "a webhook failed" },
+  },
+  LocalSubjectAccessReview: {
+    apiVersion: authorization,
+    kind: "LocalSubjectAccessReview",
+    metadata: { namespace: "default" },
+    spec: { resourceAttributes: { namespace: "default", verb: "list", resource: "pods" }, groups: ["dev"] },
+    status: { allowed: true, reason: "RBAC: allowed by RoleBinding" },
+  },
+  SelfSubjectAccessReview: {
+    apiVersion: authorization,
+    kind: "SelfSubjectAccessReview",
+    metadata: {},
+    spec: { nonResourceAttributes: { path: "/healthz", verb: "get" } },
+    status: { allowed: true, denied: false },
+  },
+  SelfSubjectRulesReview: {
+    apiVersion: authorization,
+    kind: "SelfSubjectRulesReview",
+    metadata: {},
+    spec: { namespace: "default" },
+    status: {
+      resourceRules: [
+        { verbs: ["create"], apiGroups: ["authorization.k8s.io"], resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"] },
+        { verbs: ["get"], apiGroups: [""], resources: ["configmaps"], resourceNames: ["settings"] },
+      ],
+      nonResourceRules: [{ verbs: ["get"], nonResourceURLs: ["/api", "/api/*"] }],
+      incomplete: false,
+      evaluationError: "webhook: no rules",
+    },
+  },
+};
+
+describe("protobuf codecs of rbac.authorization and authorization", () => {
+  for (const [kind, object] of Object.entries(samples)) {
+    it(`round-trips a ${kind} with every field set`, () => {
+      const decoded = decodeProtobufObject(encodeProtobufObject(object));
+      expect(decoded.kind).toBe(kind);
+      expect(decoded.apiVersion).toBe(object.apiVersion);
+      expect(decoded.object).toEqual(object);
+    });
+  }
+
+  it("matches the kinds in any domain's rbac.authorization and authorization groups only", () => {
+    for (const kind of ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"]) {
+      expect(hasProtobufCodec("rbac.authorization.orch.io/v1", kind)).toBe(true);
+      expect(hasProtobufCodec("authorization.orch.io/v1", kind)).toBe(false);
+    }
+    for (const kind of ["SubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview"]) {
+      expect(hasProtobufCodec("authorization.k8s.io/v1", kind)).toBe(true);
+      expect(hasProtobufCodec("authorization.k8s.io/v1beta1", kind)).toBe(false);
+    }
+    expect(hasProtobufCodec("rbac.authorization.k8s.io/v1beta1", "Role")).toBe(false);
+  });
+
+  it("reads a SelfSubjectAccessReview as kubectl auth can-i writes it (resourceAttributes 1: namespace 1, verb 2, resource 5)", () => {
+    // SelfSubjectAccessReview{metadata(1){}, spec(2){resourceAttributes(1){namespace="default", verb="get", resource="pods"}}, status(3){allowed(1)=false, reason(2)=""}}
+    const attributes = bytes([0x0a, 0x07], "default", [0x12, 0x03], "get", [0x1a, 0x00, 0x22, 0x00, 0x2a, 0x04], "pods", [0x32, 0x00, 0x3a, 0x00]);
+    const spec = bytes([0x0a, attributes.length], [...attributes]);
+    const status = bytes([0x08, 0x00, 0x12, 0x00, 0x1a, 0x00, 0x20, 0x00]);
+    const raw = bytes([0x0a, 0x00, 0x12, spec.length], [...spec], [0x1a, status.length], [...status]);
+    const wire = encodeEnvelope({ apiVersion: authorization, kind: "SelfSubjectAccessReview", raw });
+    expect(decodeProtobufObject(wire).object).toEqual({
+      apiVersion: authorization,
+      kind: "SelfSubjectAccessReview",
+      metadata: {},
+      spec: { resourceAttributes: { namespace: "default", verb: "get", resource: "pods" } },
+      status: { allowed: false, denied: false },
+    });
+  });
+
+  it("reads a RoleBinding as kubectl create rolebinding writes it (subjects 2, roleRef 3; empty apiGroup dropped)", () => {
+    // RoleBinding{metadata(1){name="b"}, subjects(2){kind="ServiceAccount", apiGroup="", name="sa", namespace="ns"}, roleRef(3){apiGroup="rbac.authorization.k8s.io", kind="Role", name="r"}}
+    const subject = bytes([0x0a, 0x0e], "ServiceAccount", [0x12, 0x00, 0x1a, 0x02], "sa", [0x22, 0x02], "ns");
+    const roleRef = bytes([0x0a, 0x19], "rbac.authorization.k8s.io", [0x12, 0x04], "Role", [0x1a, 0x01], "r");
+    const raw = bytes([0x0a, 0x03, 0x0a, 0x01], "b", [0x12, subject.length], [...subject], [0x1a, roleRef.length], [...roleRef]);
+    const wire = encodeEnvelope({ apiVersion: rbac, kind: "RoleBinding", raw });
+    expect(decodeProtobufObject(wire).object).toEqual({
+      apiVersion: rbac,
+      kind: "RoleBinding",
+      metadata: { name: "b" },
+      subjects: [{ kind: "ServiceAccount", name: "sa", namespace: "ns" }],
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "r" },
+    });
+  });
+
+  it("keeps the core group (an empty string) in a rule's apiGroups", () => {
+    const role = { apiVersion: rbac, kind: "Role", metadata: { name: "r" }, rules: [{ verbs: ["get"], apiGroups: [""], resources: ["pods"] }] };
+    expect(decodeProtobufObject(encodeProtobufObject(role)).object).toEqual(role);
+  });
+});
