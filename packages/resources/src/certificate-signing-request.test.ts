@@ -1,6 +1,7 @@
 import { formatFieldError, mergeMarkersOf, type APIObject, type FieldError } from "@orch/meta";
 import { describe, expect, it } from "vitest";
 import {
+  checkSignerAccess,
   certificateSigningRequestStatusSchema,
   certificateSigningRequestType,
   csrConditionCell,
@@ -157,5 +158,44 @@ describe("CertificateSigningRequest", () => {
     expect(columns[2]?.cell(csr())).toBe("<none>");
     expect(csrConditionCell(csr())).toBe("Pending");
     expect(csrConditionCell(csr({}, { conditions: [{ type: "Denied", status: "True" }, { type: "Failed", status: "True" }] }))).toBe("Denied,Failed");
+  });
+});
+
+describe("checkSignerAccess", () => {
+  const csr = (conditions: string[], certificate?: string): APIObject => ({
+    apiVersion: "certificates.orch.io/v1",
+    kind: "CertificateSigningRequest",
+    metadata: { name: "node-1" },
+    spec: { signerName: "orch.io/orch-apiserver-client" },
+    status: { conditions: conditions.map((type) => ({ type, status: "True" })), ...(certificate ? { certificate } : {}) },
+  });
+  const asked: string[] = [];
+  const ctxAllowing = (allowed: string[]) => ({
+    domain: "orch.io",
+    now: 0,
+    user: { name: "approver", groups: [] },
+    authorize: async (a: { verb: string; resource?: string; name?: string }) => {
+      asked.push(`${a.verb} ${a.resource ?? ""} ${a.name ?? ""}`);
+      return { decision: allowed.includes(`${a.verb} ${a.name ?? ""}`) ? ("allow" as const) : ("noOpinion" as const), reason: "" };
+    },
+  });
+
+  it("lets an approval through with approve on the signer, or on its domain's wildcard", async () => {
+    asked.length = 0;
+    await checkSignerAccess(csr(["Approved"]), csr([]), "approval", ctxAllowing(["approve orch.io/orch-apiserver-client"]));
+    await checkSignerAccess(csr(["Approved"]), csr([]), "approval", ctxAllowing(["approve orch.io/*"]));
+    expect(asked).toEqual(["approve signers orch.io/orch-apiserver-client", "approve signers orch.io/orch-apiserver-client", "approve signers orch.io/*"]);
+  });
+
+  it("refuses an approval without approve, as the reference words it", async () => {
+    await expect(checkSignerAccess(csr(["Approved"]), csr([]), "approval", ctxAllowing([]))).rejects.toMatchObject({
+      status: { code: 403, message: 'certificatesigningrequests.certificates.orch.io "node-1" is forbidden: user not permitted to approve requests with signerName "orch.io/orch-apiserver-client"' },
+    });
+  });
+
+  it("needs sign to set the certificate through status, and nothing for other status changes", async () => {
+    await expect(checkSignerAccess(csr(["Approved"], "Y2VydA=="), csr(["Approved"]), "status", ctxAllowing([]))).rejects.toMatchObject({ status: { code: 403 } });
+    await checkSignerAccess(csr(["Approved"], "Y2VydA=="), csr(["Approved"]), "status", ctxAllowing(["sign orch.io/orch-apiserver-client"]));
+    await checkSignerAccess(csr(["Approved", "Failed"]), csr(["Approved"]), "status", ctxAllowing([]));
   });
 });

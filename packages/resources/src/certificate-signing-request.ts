@@ -10,6 +10,7 @@ import {
   duplicateField,
   FieldPath,
   forbiddenField,
+  forbidden,
   formatTime,
   invalidField,
   listType,
@@ -114,6 +115,48 @@ export const csrConditionTypes = { approved: "Approved", denied: "Denied", faile
 
 /** The shortest validity a request may ask for, in seconds (10 minutes). */
 export const minExpirationSeconds = 600;
+
+/**
+ * Whether the caller may `verb` (`approve`, `sign`) requests of `signerName`: `verb` on the
+ * resource `signers` of `certificates.<domain>` named the signer name, or named `<signer
+ * domain>/*` (the reference's `isAuthorizedForSignerName`).
+ */
+async function mayActForSigner(verb: "approve" | "sign", signerName: string, ctx: StrategyContext): Promise<boolean> {
+  const authorize = ctx.authorize;
+  const user = ctx.user;
+  if (!authorize || !user) return true;
+  const ask = async (name: string) =>
+    (await authorize({ user, verb, resourceRequest: true, apiGroup: `certificates.${ctx.domain}`, resource: "signers", name, namespace: "", subresource: "" })).decision === "allow";
+  if (await ask(signerName)) return true;
+  const slash = signerName.indexOf("/");
+  return slash > 0 && ask(`${signerName.slice(0, slash)}/*`);
+}
+
+function conditionTypes(object: APIObject | undefined): string {
+  const conditions = record(object?.["status"])?.["conditions"];
+  return Array.isArray(conditions) ? conditions.map((c) => String(record(c)?.["type"] ?? "")).sort().join(",") : "";
+}
+
+/**
+ * The rights a write of a request needs beyond the request's own authorization, as the
+ * reference's CertificateApproval and CertificateSigning admission: a write to `approval` that
+ * changes the conditions needs `approve` on the signer; a write to `status` that sets or changes
+ * `status.certificate` needs `sign` on it. A refusal is 403 `user not permitted to approve
+ * requests with signerName "<name>"`.
+ */
+export async function checkSignerAccess(object: APIObject, old: APIObject | undefined, subresource: string, ctx: StrategyContext): Promise<void> {
+  const signerName = str(spec(object)["signerName"]);
+  const qr = { group: `certificates.${ctx.domain}`, resource: "certificatesigningrequests" };
+  if (subresource === "approval" && conditionTypes(object) !== conditionTypes(old)) {
+    if (!(await mayActForSigner("approve", signerName, ctx))) throw forbidden(qr, object.metadata.name ?? "", `user not permitted to approve requests with signerName ${JSON.stringify(signerName)}`);
+  }
+  if (subresource === "status") {
+    const certificate = record(object["status"])?.["certificate"];
+    if (certificate !== undefined && certificate !== record(old?.["status"])?.["certificate"] && !(await mayActForSigner("sign", signerName, ctx))) {
+      throw forbidden(qr, object.metadata.name ?? "", `user not permitted to sign requests with signerName ${JSON.stringify(signerName)}`);
+    }
+  }
+}
 
 /** The signer name v1 refuses: `<domain>/legacy-unknown`. */
 export function legacyUnknownSignerName(domain: string): string {
@@ -403,6 +446,7 @@ export const certificateSigningRequestType: ResourceType = {
         ],
       },
     },
+    checkWriteAccess: (object, old, subresource, ctx) => checkSignerAccess(object, old, subresource, ctx),
     selectableFields: (object) => ({ "spec.signerName": str(spec(object)["signerName"]) }),
     selectableFieldNames: ["spec.signerName"],
     tableColumns: [

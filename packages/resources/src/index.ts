@@ -123,6 +123,7 @@ export {
   certificateSigningRequestConditionSchema,
   certificateSigningRequestSpecSchema,
   certificateSigningRequestStatusSchema,
+  checkSignerAccess,
   certificateSigningRequestType,
   certificateSigningRequestV1Schema,
   csrConditionCell,

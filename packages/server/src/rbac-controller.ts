@@ -112,7 +112,7 @@ export class RBACController {
       for (const entry of entries) this.#apply("ADDED", kind, wireObject(entry));
     }
     this.#aggregateAll();
-    for (const { kind, resource } of kinds) void this.#watch(kind, resource, revision + 1, controller.signal);
+    for (const { kind, resource } of kinds) void this.#watch(kind, resource, revision, controller.signal);
   }
 
   #apply(type: "ADDED" | "MODIFIED" | "DELETED", kind: RBACKind, object: APIObject): void {
