@@ -39,3 +39,5 @@ export {
   type BootstrapToken,
   type BootstrapTokenAuthenticatorOptions,
 } from "./bootstrap-token.js";
+export { ExpiringCache } from "./expiring-cache.js";
+export { untilAborted } from "./until-aborted.js";

@@ -9,7 +9,7 @@ import { systemClock, type Clock } from "@orch/store";
 import { AuthenticationError, type AuthenticationResult, type TokenAuthenticator } from "./authenticator.js";
 import type { HTTPClient, HTTPResponse } from "./http-client.js";
 import { looksLikeCompactJWT } from "./internal/compact-jwt.js";
-import { untilAborted } from "./internal/until-aborted.js";
+import { untilAborted } from "./until-aborted.js";
 
 /** Options of {@link oidcAuthenticator}: the reference's `--oidc-*` flags. */
 export interface OIDCAuthenticatorOptions {

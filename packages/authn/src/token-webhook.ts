@@ -8,7 +8,8 @@ import { systemClock, type Clock } from "@orch/store";
 import { AuthenticationError, type AuthenticationResult, type TokenAuthenticator } from "./authenticator.js";
 import type { HTTPClient, HTTPResponse } from "./http-client.js";
 import type { UserInfo } from "./user.js";
-import { untilAborted } from "./internal/until-aborted.js";
+import { untilAborted } from "./until-aborted.js";
+import { ExpiringCache } from "./expiring-cache.js";
 
 /** Options of {@link tokenWebhookAuthenticator}. */
 export interface TokenWebhookOptions {
@@ -59,11 +60,6 @@ export interface TokenWebhookAuthenticator extends TokenAuthenticator {
 
 /** A decision of the webhook, as cached: an accepted token's user, or a denial's message. */
 type Decision = { accepted: true; user: UserInfo; audiences?: string[] } | { accepted: false; message: string };
-
-interface CacheEntry {
-  readonly decision: Decision;
-  readonly expiresAt: number;
-}
 
 /** One webhook call under way, shared by every caller asking about the same token and audiences. */
 interface Flight {
@@ -128,7 +124,7 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions): TokenWe
   if (options.bearerToken !== undefined && options.bearerToken !== "") headers["Authorization"] = `Bearer ${options.bearerToken}`;
 
   /** Decisions by cache key, oldest write first (a rewrite moves an entry to the end). */
-  const cache = new Map<string, CacheEntry>();
+  const cache = new ExpiringCache<string, Decision>(clock, maxCacheEntries);
   const flights = new Map<string, Flight>();
   const stats = { hits: 0, misses: 0, webhookCalls: 0 };
 
@@ -169,20 +165,9 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions): TokenWe
   }
 
   function remember(key: string, decision: Decision): void {
-    const ttl = decision.accepted ? cacheTTLMs : failureCacheTTLMs;
-    if (ttl <= 0) return;
-    const now = clock.now();
-    cache.delete(key);
-    if (cache.size >= maxCacheEntries) {
-      for (const [k, entry] of cache) if (entry.expiresAt <= now) cache.delete(k);
-    }
-    while (cache.size >= maxCacheEntries) {
-      const oldest = cache.keys().next();
-      if (oldest.done) break;
-      cache.delete(oldest.value);
-    }
-    cache.set(key, { decision, expiresAt: now + ttl });
+    cache.set(key, decision, decision.accepted ? cacheTTLMs : failureCacheTTLMs);
   }
+
 
   function startFlight(key: string, token: string, audiences: readonly string[]): Flight {
     const controller = new AbortController();
@@ -241,11 +226,8 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions): TokenWe
       const key = JSON.stringify([await sha256Hex(token), audiences]);
       const cached = cache.get(key);
       if (cached !== undefined) {
-        if (cached.expiresAt > clock.now()) {
-          stats.hits++;
-          return resultOf(cached.decision);
-        }
-        cache.delete(key);
+        stats.hits++;
+        return resultOf(cached);
       }
       stats.misses++;
       if (signal?.aborted) throw new AuthenticationError("token webhook: the request was cancelled");
@@ -253,10 +235,7 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions): TokenWe
       return resultOf(await join(key, flight, signal));
     },
     cacheStats(): TokenWebhookCacheStats {
-      const now = clock.now();
-      let entries = 0;
-      for (const entry of cache.values()) if (entry.expiresAt > now) entries++;
-      return { entries, ...stats };
+      return { entries: cache.size, ...stats };
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { UserInfo } from "@orch/authn";
 import { describe, expect, it } from "vitest";
-import { breakdownRule, compactRuleString, covers, escalationMessage, uncoveredRules } from "./escalation.js";
+import { breakdownRule, covers, uncoveredRules } from "./escalation.js";
 import { RBACIndex } from "./rbac-index.js";
 import type { PolicyRule } from "./rbac-types.js";
 
@@ -94,24 +94,3 @@ describe("uncoveredRules", () => {
   });
 });
 
-describe("escalationMessage", () => {
-  it("writes the reference's message with verbs of the same resource merged and lines sorted", () => {
-    const user: UserInfo = { name: "alice", groups: ["devs", "system:authenticated"] };
-    const missing: PolicyRule[] = [
-      { verbs: ["get"], apiGroups: [""], resources: ["secrets"] },
-      { verbs: ["list"], apiGroups: [""], resources: ["secrets"] },
-      { verbs: ["get"], nonResourceURLs: ["/metrics"] },
-      { verbs: ["update"], apiGroups: ["apps"], resources: ["deployments"], resourceNames: ["web"] },
-    ];
-    expect(escalationMessage(user, missing)).toBe(
-      'user "alice" (groups=["devs" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n' +
-        '{APIGroups:[""], Resources:["secrets"], Verbs:["get" "list"]}\n' +
-        '{APIGroups:["apps"], Resources:["deployments"], ResourceNames:["web"], Verbs:["update"]}\n' +
-        '{NonResourceURLs:["/metrics"], Verbs:["get"]}',
-    );
-  });
-
-  it("prints a rule compactly, leaving out empty lists", () => {
-    expect(compactRuleString({ verbs: ["get"], apiGroups: [""], resources: ["pods"], resourceNames: [] })).toBe('{APIGroups:[""], Resources:["pods"], Verbs:["get"]}');
-  });
-});

@@ -105,57 +105,6 @@ export function uncoveredRules(index: RBACIndex, user: UserInfo, namespace: stri
   return covers(index.policyRulesFor(user, namespace).rules, rules).missing;
 }
 
-/** Go's `%q` of a string list: `["a" "b"]`. */
-function quoteList(values: readonly string[]): string {
-  return `[${values.map((v) => JSON.stringify(v)).join(" ")}]`;
-}
 
-/** A rule in the reference's compact form: `{APIGroups:[""], Resources:["pods"], Verbs:["get"]}`. */
-export function compactRuleString(rule: PolicyRule): string {
-  const parts: string[] = [];
-  if ((rule.apiGroups ?? []).length > 0) parts.push(`APIGroups:${quoteList(rule.apiGroups ?? [])}`);
-  if ((rule.resources ?? []).length > 0) parts.push(`Resources:${quoteList(rule.resources ?? [])}`);
-  if ((rule.nonResourceURLs ?? []).length > 0) parts.push(`NonResourceURLs:${quoteList(rule.nonResourceURLs ?? [])}`);
-  if ((rule.resourceNames ?? []).length > 0) parts.push(`ResourceNames:${quoteList(rule.resourceNames ?? [])}`);
-  if ((rule.verbs ?? []).length > 0) parts.push(`Verbs:${quoteList(rule.verbs ?? [])}`);
-  return `{${parts.join(", ")}}`;
-}
 
-/**
- * `rules` with the atoms that differ only in verbs merged (one group, one resource, at most one
- * name), as the reference's `CompactRules` before it reports them.
- */
-function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
-  const out: PolicyRule[] = [];
-  const simple = new Map<string, PolicyRule>();
-  for (const rule of rules) {
-    const groups = rule.apiGroups ?? [];
-    const resources = rule.resources ?? [];
-    const names = rule.resourceNames ?? [];
-    const isSimple = names.length <= 1 && (rule.nonResourceURLs ?? []).length === 0 && groups.length === 1 && resources.length === 1;
-    if (!isSimple) {
-      out.push(rule);
-      continue;
-    }
-    const key = JSON.stringify([groups[0], resources[0], names[0] ?? null]);
-    const existing = simple.get(key);
-    if (existing === undefined) {
-      simple.set(key, { ...rule, verbs: [...(rule.verbs ?? [])] });
-    } else {
-      for (const verb of rule.verbs ?? []) if (!existing.verbs.includes(verb)) existing.verbs.push(verb);
-    }
-  }
-  out.push(...simple.values());
-  return out;
-}
 
-/**
- * The reference's message when `user` attempts to grant `missing` (from {@link covers} or
- * {@link uncoveredRules}): `user "alice" (groups=["system:authenticated"]) is attempting to
- * grant RBAC permissions not currently held:` then one compact rule a line, sorted. The caller
- * wraps it in a 403 Forbidden.
- */
-export function escalationMessage(user: UserInfo, missing: readonly PolicyRule[]): string {
-  const lines = [...new Set(compactRules(missing).map(compactRuleString))].sort();
-  return `user ${JSON.stringify(user.name)} (groups=${quoteList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${lines.join("\n")}`;
-}

@@ -26,6 +26,6 @@ export {
 export { apiGroupMatches, nonResourceURLMatches, requestOf, resourceMatches, resourceNameMatches, ruleAllows, verbMatches, type RBACRequest } from "./rule-match.js";
 export { RBACIndex, type RBACEvent, type RBACEventType, type RBACGrant, type RBACKind, type RBACSnapshot } from "./rbac-index.js";
 export { rbacAuthorizer, type RBACAuthorizerOptions } from "./rbac-authorizer.js";
-export { breakdownRule, compactRuleString, covers, escalationMessage, uncoveredRules } from "./escalation.js";
+export { breakdownRule, covers, uncoveredRules } from "./escalation.js";
 export { aggregatedRules } from "./aggregation.js";
 export { bootstrapPolicy, reconcileBinding, reconcileRole, type BootstrapPolicy } from "./bootstrap-policy.js";

@@ -4,7 +4,7 @@
  * `--authorization-webhook-config-file` authorizer).
  * @module
  */
-import type { HTTPClient, HTTPResponse, UserInfo } from "@orch/authn";
+import { ExpiringCache, untilAborted, type HTTPClient, type HTTPResponse, type UserInfo } from "@orch/authn";
 import { systemClock, type Clock } from "@orch/store";
 import type { Attributes, AuthorizationResult, Authorizer, RuleResolver, RulesResult } from "./authorizer.js";
 
@@ -55,11 +55,6 @@ interface ReviewStatus {
 
 /** What one webhook call gave: the review's status, or why there is none. */
 type Outcome = { readonly ok: true; readonly status: ReviewStatus } | { readonly ok: false; readonly cause: string };
-
-interface CacheEntry {
-  readonly status: ReviewStatus;
-  readonly expiresAt: number;
-}
 
 /** The abort reason of a call whose deadline passed. */
 class Deadline extends Error {}
@@ -133,7 +128,7 @@ export function webhookAuthorizer(options: WebhookAuthorizerOptions): Authorizer
   const groupsField = version === "v1" ? "groups" : "group";
 
   /** Answers by question, oldest write first (a rewrite moves an entry to the end). */
-  const cache = new Map<string, CacheEntry>();
+  const cache = new ExpiringCache<string, ReviewStatus>(clock, maxCacheEntries);
   /** Calls under way by question. */
   const flights = new Map<string, Promise<Outcome>>();
 
@@ -166,20 +161,9 @@ export function webhookAuthorizer(options: WebhookAuthorizerOptions): Authorizer
   }
 
   function remember(key: string, status: ReviewStatus): void {
-    const ttl = status.allowed ? authorizedTTLMs : unauthorizedTTLMs;
-    if (ttl <= 0) return;
-    const now = clock.now();
-    cache.delete(key);
-    if (cache.size >= maxCacheEntries) {
-      for (const [k, entry] of cache) if (entry.expiresAt <= now) cache.delete(k);
-    }
-    while (cache.size >= maxCacheEntries) {
-      const oldest = cache.keys().next();
-      if (oldest.done) break;
-      cache.delete(oldest.value);
-    }
-    cache.set(key, { status, expiresAt: now + ttl });
+    cache.set(key, status, status.allowed ? authorizedTTLMs : unauthorizedTTLMs);
   }
+
 
   /** Starts the webhook call for `key`, shared until it settles; its answer is cached when `cacheable`. */
   function startFlight(key: string, body: string, cacheable: boolean): Promise<Outcome> {
@@ -220,10 +204,7 @@ export function webhookAuthorizer(options: WebhookAuthorizerOptions): Authorizer
       }
       const key = JSON.stringify(spec);
       const cached = cache.get(key);
-      if (cached !== undefined) {
-        if (cached.expiresAt > clock.now()) return resultOf(cached.status);
-        cache.delete(key);
-      }
+      if (cached !== undefined) return resultOf(cached);
       const flight = flights.get(key) ?? startFlight(key, JSON.stringify({ apiVersion, kind: "SubjectAccessReview", spec }), cacheable(attributes));
       const outcome = await flight;
       return outcome.ok ? resultOf(outcome.status) : failed(outcome.cause);
@@ -312,28 +293,6 @@ function resultOf(status: ReviewStatus): AuthorizationResult {
   return result;
 }
 
-/**
- * `promise`, or a rejection with the signal's reason as soon as `signal` aborts, so an HTTP
- * client that ignores the signal cannot hold a caller. A late rejection of `promise` is handled.
- */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  promise.catch(() => {});
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}
 
 /** The start of a response body, for a log line (at most 200 characters, on one line). */
 function snippet(body: Uint8Array): string {
