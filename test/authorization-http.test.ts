@@ -416,7 +416,7 @@ describe("--authorization-mode AlwaysDeny", () => {
     const everything = ": Everything is forbidden.";
     const cases: { as: Caller; path: string; method?: string; body?: string; message: string; details?: Record<string, string> }[] = [
       { as: alice, path: "/version", message: `forbidden: User "alice" cannot get path "/version"${everything}` },
-      { as: alice, path: "/healthz", message: `forbidden: User "alice" cannot get path "/healthz"${everything}` },
+      { as: alice, path: "/openapi/v3", message: `forbidden: User "alice" cannot get path "/openapi/v3"${everything}` },
       { as: alice, path: "/api", message: `forbidden: User "alice" cannot get path "/api"${everything}` },
       {
         as: alice,
@@ -432,12 +432,14 @@ describe("--authorization-mode AlwaysDeny", () => {
         message: `selfsubjectaccessreviews.authorization.orch.io is forbidden: User "alice" cannot create resource "selfsubjectaccessreviews" in API group "authorization.orch.io" at the cluster scope${everything}`,
         details: { group: "authorization.orch.io", kind: "selfsubjectaccessreviews" },
       },
-      { as: "anonymous", path: "/healthz", message: `forbidden: User "system:anonymous" cannot get path "/healthz"${everything}` },
+      { as: "anonymous", path: "/version", message: `forbidden: User "system:anonymous" cannot get path "/version"${everything}` },
     ];
     for (const c of cases) {
       const { message, details, ...request } = c;
       expectStatus(await fx.request(request), 403, forbiddenStatus(message, details));
     }
+    // The health checks are never authorized (the reference's --authorization-always-allow-paths).
+    for (const path of ["/healthz", "/livez", "/readyz"]) expect((await fx.request({ as: "anonymous", path })).status).toBe(200);
   });
 
   it("lets the admin certificate (O=system:masters) do everything", async () => {

@@ -219,6 +219,7 @@ export class APIServer {
       objects: this.#objects,
       served: (group, resource) => this.#storedOf(group, resource),
       log: options.log ?? (() => undefined),
+      ready: () => this.ready(),
     });
     // The reference's handler chain, outermost first: errors become Status responses, the body
     // limit, request info, authentication, impersonation, authorization; the REST handler last.

@@ -16,6 +16,7 @@ import {
   uncoveredRules,
   type Authorizer,
   type PolicyRule,
+  type RuleResolver,
   type RulesResult,
 } from "@orch/authz";
 import type { APIObject } from "@orch/meta";
@@ -44,6 +45,8 @@ export interface ServerAuthorizationInput {
   served(group: string, resource: string): ServedResource | undefined;
   /** Log lines of the RBAC controller. */
   log: (message: string) => void;
+  /** Resolves once the server has started (RBAC's index is loaded then). */
+  ready(): Promise<void>;
 }
 
 /** The server's authorization, as {@link serverAuthorization} builds it. */
@@ -75,6 +78,27 @@ function podsOnNode(input: ServerAuthorizationInput): (node: string) => Promise<
   };
 }
 
+/**
+ * `authorizer` (RBAC) deciding only once the server has started, when its index is whole: a
+ * server that cannot start (its store does not answer) has no opinion, with the reason.
+ */
+function afterStart(authorizer: Authorizer & RuleResolver, ready: () => Promise<void>): Authorizer & RuleResolver {
+  return {
+    async authorize(attributes) {
+      try {
+        await ready();
+      } catch (error) {
+        return { decision: "noOpinion", reason: "", error: `RBAC: the policy is not loaded: ${error instanceof Error ? error.message : String(error)}` };
+      }
+      return authorizer.authorize(attributes);
+    },
+    async rulesFor(user, namespace) {
+      await ready();
+      return authorizer.rulesFor(user, namespace);
+    },
+  };
+}
+
 /** One stored object of the core group, or `undefined`. */
 async function storedObject(input: ServerAuthorizationInput, resource: string, namespace: string, name: string): Promise<APIObject | undefined> {
   const served = input.served("", resource);
@@ -92,7 +116,7 @@ export function serverAuthorization(input: ServerAuthorizationInput): ServerAuth
     else if (mode === "AlwaysDeny") authorizers.push(alwaysDeny);
     else if (mode === "RBAC") {
       rbac ??= new RBACController(input);
-      authorizers.push(rbacAuthorizer(rbac.index, { domain: input.domain }));
+      authorizers.push(afterStart(rbacAuthorizer(rbac.index, { domain: input.domain }), input.ready));
     } else if (mode === "Node") {
       authorizers.push(
         nodeAuthorizer(

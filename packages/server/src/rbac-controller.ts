@@ -5,7 +5,7 @@
  * `view`, and users' own) the union of the roles their selectors pick.
  * @module
  */
-import { aggregatedRules, bootstrapPolicy, RBACIndex, reconcileBinding, reconcileRole, type ClusterRole, type ClusterRoleBinding, type RBACKind } from "@orch/authz";
+import { aggregatedRules, bootstrapPolicy, RBACIndex, reconcileBinding, reconcileRole, type ClusterRole, type ClusterRoleBinding, type RBACKind, type Role, type RoleBinding } from "@orch/authz";
 import { isAlreadyExists, isNotFound, type APIObject } from "@orch/meta";
 import type { Clock, Store } from "@orch/store";
 import type { ObjectStore, WriteOptions } from "./object-store.js";
@@ -99,20 +99,32 @@ export class RBACController {
     for (const o of policy.roleBindings) await write("rolebindings", o as unknown as APIObject, binding);
   }
 
-  /** Lists the four resources into a fresh index and watches them from that revision. */
+  /**
+   * Lists the four resources at one revision, swaps them into the index at once (requests keep
+   * the old index until the new one is whole), waits for one aggregation pass, and watches them
+   * from that revision.
+   */
   async #load(): Promise<void> {
     this.#controller?.abort();
     const controller = new AbortController();
     this.#controller = controller;
     const revision = await this.#input.store.revision();
-    this.index.reset();
-    this.#clusterRoles.clear();
+    const listed = new Map<RBACKind, APIObject[]>();
     for (const { kind, resource } of kinds) {
       const { entries } = await this.#input.store.list(collectionPrefix(this.#served(resource), ""), { revision });
-      for (const entry of entries) this.#apply("ADDED", kind, wireObject(entry));
+      listed.set(kind, entries.map(wireObject));
     }
-    this.#aggregateAll();
+    const of = <T>(kind: RBACKind) => (listed.get(kind) ?? []) as unknown as T[];
+    this.index.reset({
+      clusterRoles: of<ClusterRole>("ClusterRole"),
+      roles: of<Role>("Role"),
+      clusterRoleBindings: of<ClusterRoleBinding>("ClusterRoleBinding"),
+      roleBindings: of<RoleBinding>("RoleBinding"),
+    });
+    this.#clusterRoles.clear();
+    for (const role of of<ClusterRole>("ClusterRole")) this.#clusterRoles.set(role.metadata.name ?? "", role);
     for (const { kind, resource } of kinds) void this.#watch(kind, resource, revision, controller.signal);
+    await this.#aggregateAll();
   }
 
   #apply(type: "ADDED" | "MODIFIED" | "DELETED", kind: RBACKind, object: APIObject): void {
@@ -129,7 +141,7 @@ export class RBACController {
         const type = event.type === "delete" ? "DELETED" : event.type === "create" ? "ADDED" : "MODIFIED";
         const object = wireObject(event.entry);
         this.#apply(type, kind, object);
-        if (kind === "ClusterRole") this.#aggregateAll();
+        if (kind === "ClusterRole") void this.#aggregateAll();
       }
     } catch (error) {
       if (signal.aborted) return;
@@ -143,8 +155,11 @@ export class RBACController {
     }
   }
 
-  /** Recomputes every aggregated ClusterRole, one pass at a time, writing those whose rules changed. */
-  #aggregateAll(): void {
+  /**
+   * Recomputes every aggregated ClusterRole, one pass at a time, writing those whose rules
+   * changed; resolves when this pass is done.
+   */
+  #aggregateAll(): Promise<void> {
     this.#aggregating = this.#aggregating.then(async () => {
       const all = [...this.#clusterRoles.values()];
       for (const role of all) {
@@ -155,6 +170,7 @@ export class RBACController {
         });
       }
     });
+    return this.#aggregating;
   }
 
   async #writeRules(name: string, rules: unknown[]): Promise<void> {

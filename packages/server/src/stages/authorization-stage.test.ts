@@ -61,6 +61,23 @@ describe("withAuthorization", () => {
     expect((await refusal(chain([withRequestInfo, withAuthorization(deny)], ok)(request("GET", "/metrics")))).message).toBe('forbidden: User "alice" cannot get path "/metrics"');
   });
 
+  it("names the object a list or watch selects with fieldSelector=metadata.name, as the reference", async () => {
+    const authorizer = recording(() => true);
+    await chain([withRequestInfo, withAuthorization(authorizer)], ok)(request("GET", "/api/v1/namespaces/dev/configmaps?watch=1&fieldSelector=metadata.name%3Dsettings"));
+    await chain([withRequestInfo, withAuthorization(authorizer)], ok)(request("GET", "/api/v1/namespaces/dev/configmaps?fieldSelector=metadata.name!%3Dsettings"));
+    expect(authorizer.asked.map((a) => [a.verb, a.name])).toEqual([
+      ["watch", "settings"],
+      ["list", ""],
+    ]);
+  });
+
+  it("serves the health checks without asking (their paths exactly), and asks for everything else", async () => {
+    const authorizer = recording(() => false);
+    for (const path of ["/healthz", "/livez", "/readyz"]) expect((await chain([withRequestInfo, withAuthorization(authorizer)], ok)(request("GET", path))).status).toBe(200);
+    expect(authorizer.asked).toEqual([]);
+    expect((await refusal(chain([withRequestInfo, withAuthorization(authorizer)], ok)(request("GET", "/livez/etcd")))).code).toBe(403);
+  });
+
   it("adds the authorizer's reason after a colon", () => {
     const attributes: Attributes = { user: alice, verb: "delete", resourceRequest: true, apiGroup: "", resource: "secrets", namespace: "", name: "" };
     expect(forbiddenError(attributes, "Everything is forbidden.").message).toBe('secrets is forbidden: User "alice" cannot delete resource "secrets" in API group "" at the cluster scope: Everything is forbidden.');

@@ -5,9 +5,26 @@
  */
 import type { UserInfo } from "@orch/authn";
 import type { Attributes, AuthorizationResult, Authorizer } from "@orch/authz";
-import { forbidden, type StatusError } from "@orch/meta";
+import { forbidden, parseFieldSelector, type StatusError } from "@orch/meta";
 import type { RequestInfo } from "./request-info-stage.js";
 import { userOf, type Stage } from "./stage.js";
+
+/**
+ * The name a list or watch is limited to by `fieldSelector=metadata.name=<name>`, as the
+ * reference's request info reads it (so a rule with `resourceNames` covers `kubectl get cm x -w`
+ * and single-object informers); `""` otherwise, and for a selector that does not parse (the
+ * handler answers that one 400).
+ */
+function selectedName(info: RequestInfo & { isResourceRequest: true }): string {
+  if (info.name || (info.verb !== "list" && info.verb !== "watch")) return info.name;
+  const selector = info.parsed.query.get("fieldSelector");
+  if (!selector) return "";
+  try {
+    return parseFieldSelector(selector).exactValue("metadata.name") ?? "";
+  } catch {
+    return "";
+  }
+}
 
 /** The attributes the authorizers see of a request by `user` (the reference's `GetAuthorizerAttributes`). */
 export function attributesOf(info: RequestInfo, user: UserInfo): Attributes {
@@ -21,7 +38,7 @@ export function attributesOf(info: RequestInfo, user: UserInfo): Attributes {
     resource: info.resource,
     subresource: info.subresource,
     namespace: info.namespace,
-    name: info.name,
+    name: selectedName(info),
   };
 }
 
@@ -48,15 +65,24 @@ export function requireAllowed(attributes: Attributes, result: AuthorizationResu
   if (result.decision !== "allow") throw forbiddenError(attributes, result.reason);
 }
 
+/** The paths served without authorization by default: the health checks (the reference's `--authorization-always-allow-paths`). */
+export const defaultAlwaysAllowPaths: readonly string[] = ["/healthz", "/readyz", "/livez"];
+
 /**
  * Authorizes each request with `authorizer` (the chain of `--authorization-mode`): an `allow`
  * goes on; a `deny` or no opinion from every authorizer is 403 Forbidden, worded as the
- * reference words it. Runs after authentication and impersonation.
+ * reference words it. Non-resource requests for `alwaysAllowPaths` (exact, or a prefix ending
+ * in `*`; the health checks by default) skip authorization, so probes work before RBAC has
+ * loaded and while the store is away. Runs after authentication and impersonation.
  */
-export function withAuthorization(authorizer: Authorizer): Stage {
+export function withAuthorization(authorizer: Authorizer, alwaysAllowPaths: readonly string[] = defaultAlwaysAllowPaths): Stage {
+  const exact = new Set(alwaysAllowPaths.filter((p) => !p.endsWith("*")));
+  const prefixes = alwaysAllowPaths.filter((p) => p.endsWith("*")).map((p) => p.slice(0, -1));
+  const alwaysAllowed = (path: string) => exact.has(path) || prefixes.some((p) => path.startsWith(p));
   return async (request, next) => {
     const info = request.info;
     if (!info) throw new TypeError("the request info stage must run before authorization");
+    if (!info.isResourceRequest && alwaysAllowed(info.path)) return next(request);
     const attributes = attributesOf(info, userOf(request));
     requireAllowed(attributes, await authorizer.authorize(attributes));
     return next(request);
