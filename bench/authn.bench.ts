@@ -10,15 +10,11 @@
  * `npx tsx --conditions=@orch/source bench/authn.bench.ts [--quick]`.
  * @module
  */
-import autocannon from "autocannon";
-import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:https";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { builtAfterSources } from "../packages/cli/bin/built.js";
+import { pathToFileURL } from "node:url";
 import type { AuthnTarget } from "./authn-target.js";
+import { httpsLoad, median, startCpuTarget, stopCpuTarget, type CpuTarget } from "./cpu-target.js";
 
-const here = fileURLToPath(new URL(".", import.meta.url));
-const root = fileURLToPath(new URL("..", import.meta.url));
 const path = "/api/v1/namespaces/default/configmaps/bench";
 
 /** One credential's throughput against the anonymous baseline. */
@@ -49,53 +45,6 @@ interface Credential {
   headers: Record<string, string>;
 }
 
-/** The target process: its credentials, and a way to read the CPU time it has used (µs). */
-interface RunningTarget {
-  target: AuthnTarget;
-  child: ChildProcess;
-  cpu(): Promise<number>;
-}
-
-async function startTarget(): Promise<RunningTarget> {
-  const child = spawn(process.execPath, [...(builtAfterSources() ? [] : ["--conditions=@orch/source"]), "--import", "tsx", `${here}authn-target.ts`], {
-    cwd: root,
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  let out = "";
-  let waiting: ((line: string) => void)[] = [];
-  const target = await new Promise<AuthnTarget>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("authn target did not start")), 30_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      let nl: number;
-      while ((nl = out.indexOf("\n")) !== -1) {
-        const line = out.slice(0, nl);
-        out = out.slice(nl + 1);
-        if (line.startsWith("ready ")) {
-          clearTimeout(timer);
-          resolve(JSON.parse(line.slice("ready ".length)) as AuthnTarget);
-        } else if (line.startsWith("cpu ")) {
-          const [first, ...rest] = waiting;
-          waiting = rest;
-          first?.(line.slice("cpu ".length));
-        }
-      }
-    });
-    child.once("exit", () => reject(new Error("authn target exited")));
-  });
-  const cpu = () =>
-    new Promise<number>((resolve) => {
-      waiting.push((value) => resolve(Number(value)));
-      child.stdin?.write("cpu\n");
-    });
-  return { target, child, cpu };
-}
-
-async function stopTarget(child: ChildProcess): Promise<void> {
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGKILL");
-  await exited;
-}
 
 /** One HTTPS request; the status and the parsed JSON body. */
 function call(port: number, method: string, url: string, credential: Pick<Credential, "tls" | "headers">, body?: object): Promise<{ status: number; json: Record<string, unknown> }> {
@@ -121,26 +70,10 @@ async function userOf(port: number, credential: Credential): Promise<string> {
   return res.status === 201 ? (status?.userInfo?.username ?? "") : `HTTP ${res.status}`;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
-/** One load run: requests per second, and the server's CPU time per request (µs). */
-async function load(running: RunningTarget, credential: Credential, seconds: number): Promise<{ rps: number; cpuPerRequest: number }> {
-  const port = running.target.port;
-  const cpuBefore = await running.cpu();
-  const result = await autocannon({
-    url: `https://127.0.0.1:${port}${path}`,
-    connections: 16,
-    duration: seconds,
-    headers: { accept: "application/json", ...credential.headers },
-    tlsOptions: credential.tls,
-  });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${credential.name}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
-  const cpu = (await running.cpu()) - cpuBefore;
-  return { rps: result.requests.average, cpuPerRequest: cpu / Math.max(1, result.requests.total) };
+/** One load run with `credential`: requests per second, and the server's CPU time per request (µs). */
+function load(running: CpuTarget<AuthnTarget>, credential: Credential, seconds: number): Promise<{ rps: number; cpuPerRequest: number }> {
+  return httpsLoad(running, { what: credential.name, port: running.target.port, path, seconds, headers: credential.headers, tls: credential.tls });
 }
 
 /**
@@ -151,7 +84,7 @@ async function load(running: RunningTarget, credential: Credential, seconds: num
  * drifts slowly, weighs on both sides of each ratio.
  */
 export async function authenticationThroughput(seconds: number, roundCount: number): Promise<AuthnResult[]> {
-  const running = await startTarget();
+  const running = await startCpuTarget<AuthnTarget>("authn-target.ts", 30_000);
   const { target, child } = running;
   try {
     const ca = { ca: target.ca };
@@ -197,7 +130,7 @@ export async function authenticationThroughput(seconds: number, roundCount: numb
       baselineCpuPerRequest: of(anonymous, "cpuPerRequest"),
     }));
   } finally {
-    await stopTarget(child);
+    await stopCpuTarget(child);
   }
 }
 

@@ -12,16 +12,12 @@
  * @module
  */
 import { aggregatedRules, bootstrapPolicy, RBACIndex, rbacAuthorizer, type Attributes, type ClusterRole } from "@orch/authz";
-import autocannon from "autocannon";
-import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:https";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { builtAfterSources } from "../packages/cli/bin/built.js";
+import { pathToFileURL } from "node:url";
 import { authzFixture, benchGroup, benchNamespace, benchUser } from "./authz-fixture.js";
 import type { AuthzTarget } from "./authz-target.js";
+import { httpsLoad, median, startCpuTarget, stopCpuTarget, type CpuTarget } from "./cpu-target.js";
 
-const here = fileURLToPath(new URL(".", import.meta.url));
-const root = fileURLToPath(new URL("..", import.meta.url));
 const path = `/api/v1/namespaces/${benchNamespace}/configmaps/bench`;
 
 /** The HTTPS comparison. */
@@ -44,56 +40,6 @@ export interface AuthzThroughput {
   objects: number;
 }
 
-/** The target process, and a way to read the CPU time it has used (µs). */
-interface RunningTarget {
-  target: AuthzTarget;
-  child: ChildProcess;
-  cpu(): Promise<number>;
-}
-
-async function startTarget(): Promise<RunningTarget> {
-  const child = spawn(process.execPath, [...(builtAfterSources() ? [] : ["--conditions=@orch/source"]), "--import", "tsx", `${here}authz-target.ts`], {
-    cwd: root,
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  let out = "";
-  let waiting: ((line: string) => void)[] = [];
-  const target = await new Promise<AuthzTarget>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("authz target did not start within 180 s")), 180_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      let nl: number;
-      while ((nl = out.indexOf("\n")) !== -1) {
-        const line = out.slice(0, nl);
-        out = out.slice(nl + 1);
-        if (line.startsWith("ready ")) {
-          clearTimeout(timer);
-          resolve(JSON.parse(line.slice("ready ".length)) as AuthzTarget);
-        } else if (line.startsWith("cpu ")) {
-          const [first, ...rest] = waiting;
-          waiting = rest;
-          first?.(line.slice("cpu ".length));
-        }
-      }
-    });
-    child.once("exit", () => {
-      clearTimeout(timer);
-      reject(new Error("authz target exited"));
-    });
-  });
-  const cpu = () =>
-    new Promise<number>((resolve) => {
-      waiting.push((value) => resolve(Number(value)));
-      child.stdin?.write("cpu\n");
-    });
-  return { target, child, cpu };
-}
-
-async function stopTarget(child: ChildProcess): Promise<void> {
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGKILL");
-  await exited;
-}
 
 /** The status of one HTTPS GET of `url` with the user's token. */
 function statusOf(port: number, url: string, ca: string, token: string): Promise<number> {
@@ -108,26 +54,11 @@ function statusOf(port: number, url: string, ca: string, token: string): Promise
   });
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
-/** One load run against `port`: requests per second, and the server's CPU time per request (µs). */
-async function load(running: RunningTarget, port: number, seconds: number): Promise<{ rps: number; cpuPerRequest: number }> {
+/** One load run against `port` with the user's token: requests per second, and the server's CPU time per request (µs). */
+function load(running: CpuTarget<AuthzTarget>, port: number, seconds: number): Promise<{ rps: number; cpuPerRequest: number }> {
   const { ca, token } = running.target;
-  const cpuBefore = await running.cpu();
-  const result = await autocannon({
-    url: `https://127.0.0.1:${port}${path}`,
-    connections: 16,
-    duration: seconds,
-    headers: { accept: "application/json", authorization: `Bearer ${token}` },
-    tlsOptions: { ca },
-  });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`port ${port}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
-  const cpu = (await running.cpu()) - cpuBefore;
-  return { rps: result.requests.average, cpuPerRequest: cpu / Math.max(1, result.requests.total) };
+  return httpsLoad(running, { what: `port ${port}`, port, path, seconds, headers: { authorization: `Bearer ${token}` }, tls: { ca } });
 }
 
 /**
@@ -136,7 +67,7 @@ async function load(running: RunningTarget, port: number, seconds: number): Prom
  * over the rounds of RBAC's throughput over AlwaysAllow's in the same round.
  */
 export async function authorizationThroughput(seconds: number, roundCount: number): Promise<AuthzThroughput> {
-  const running = await startTarget();
+  const running = await startCpuTarget<AuthzTarget>("authz-target.ts", 180_000);
   const { target, child } = running;
   try {
     // The setup is what it claims: the user reads its ConfigMap on both, and RBAC refuses it another namespace.
@@ -174,7 +105,7 @@ export async function authorizationThroughput(seconds: number, roundCount: numbe
       objects: target.objects,
     };
   } finally {
-    await stopTarget(child);
+    await stopCpuTarget(child);
   }
 }
 
