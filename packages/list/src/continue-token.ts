@@ -1,5 +1,5 @@
 /**
- * Continue tokens of chunked lists (gaps.md, "Continue token"): unpadded base64url of the JSON
+ * Continue tokens of chunked lists: unpadded base64url of the JSON
  * `{"v":"meta.<domain>/v1","rv":<revision>,"start":"<next key>"}`, as the reference server
  * encodes them. Clients treat them as opaque; the server never trusts them.
  * @module

@@ -223,7 +223,7 @@ function toWatchEvent(event: StoreEvent, predicate: ((entry: Entry) => boolean) 
 /** The Status of the `ERROR` event for a failed store watch. */
 async function failureStatus(store: Store, prefix: string, asked: number, error: unknown): Promise<Status> {
   if (reasonOf(error) !== "Expired") return toStatusError(error).status;
-  // A store that already words it as gaps.md does (MemoryStore) has said everything.
+  // A store that already words it this way (MemoryStore) has said everything.
   const status = toStatusError(error).status;
   if (/^too old resource version: \d+ \(\d+\)$/.test(status.message ?? "")) return status;
   try {

@@ -125,7 +125,7 @@ export function alreadyExists(qr: QualifiedResource, name: string): StatusError 
   });
 }
 
-/** The message of an optimistic-concurrency conflict (gaps.md, "Optimistic concurrency"). */
+/** The message of an optimistic-concurrency conflict, as the reference words it. */
 export const objectModifiedMessage =
   "the object has been modified; please apply your changes to the latest version and try again";
 
@@ -146,7 +146,7 @@ export function expired(message: string, metadata?: ListMeta): StatusError {
   return statusError("Expired", message, metadata ? { metadata } : {});
 }
 
-/** The message of a compacted start (gaps.md): `too old resource version: 5 (10)`. */
+/** The message of a compacted start: `too old resource version: 5 (10)`. */
 export function tooOldResourceVersion(asked: number, oldest: number): StatusError {
   return expired(`too old resource version: ${asked} (${oldest})`);
 }

@@ -1,5 +1,5 @@
 /**
- * The closed set of Status reasons and the HTTP code of each (gaps.md, "Reasons and codes").
+ * The closed set of Status reasons and the HTTP code of each, as the reference maps them.
  * Kept as data, apart from {@link StatusError}, so an adapter can map codes without the class.
  * @module
  */

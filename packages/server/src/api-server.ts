@@ -1,6 +1,7 @@
 /**
  * `APIServer`: the composition root of orch. It owns the served resource types, the store and
- * the clock, and runs every request through the pipeline of architecture.md.
+ * the clock, and runs every request through its pipeline of stages (request info, authentication,
+ * impersonation, authorization) and then the REST handler of its verb.
  * @module
  */
 import type { Authenticator, TokenAuthenticator } from "@orch/authn";
@@ -96,7 +97,7 @@ export interface APIServerOptions {
   log?: (message: string) => void;
 }
 
-/** Default size limit of a request body: 3 MiB (gaps.md). */
+/** Default size limit of a request body: 3 MiB, as the reference. */
 export const defaultMaxRequestBodyBytes = 3 * 1024 * 1024;
 
 /** The version `/version` reports; the minor tracks the reference release whose API this follows. */

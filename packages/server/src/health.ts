@@ -1,6 +1,6 @@
 /**
  * `/livez`, `/readyz` and `/healthz`: named checks, `verbose`, `exclude`, single checks, the
- * liveness grace period and readiness failing during the shutdown delay (gaps.md, "Health output").
+ * liveness grace period and readiness failing during the shutdown delay.
  * @module
  */
 import type { APIResponse } from "./api-request.js";

@@ -443,7 +443,7 @@ export class ObjectStore {
   }
 
   /**
-   * What an update through `subresource` may change of `current` (gaps.md, "Status
+   * What an update through `subresource` may change of `current` (the reference's "Status
    * sub-resource"): a write to the main resource keeps the stored `status` of a kind with a
    * status sub-resource; a write to `/status` changes only `status`; other sub-resources follow
    * their strategy. The kind's own hooks run after these defaults. `next` is mutable.

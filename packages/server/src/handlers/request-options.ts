@@ -56,8 +56,9 @@ export function parseFieldValidation(query: URLSearchParams): FieldValidation {
 const optionsKind: Partial<Record<string, string>> = { create: "CreateOptions", update: "UpdateOptions", patch: "PatchOptions" };
 
 /**
- * The field manager of a write: `fieldManager`, else the User-Agent's (gaps.md). A name over 128
- * bytes or with control characters, or none on an apply, is a 422 on the write's options kind.
+ * The field manager of a write: `fieldManager`, else the User-Agent up to its first `/`. A name
+ * over 128 bytes or with control characters, or none on an apply, is a 422 on the write's
+ * options kind.
  */
 export function fieldManagerOf(call: ResourceCall, isApply: boolean): string {
   const given = call.query.get("fieldManager") ?? "";
