@@ -41,6 +41,8 @@ export class RBACController {
   #controller: AbortController | undefined;
   readonly #timers = new Set<() => void>();
   #aggregating: Promise<void> = Promise.resolve();
+  /** An aggregation pass is queued and has not started yet. */
+  #queued = false;
 
   constructor(input: RBACControllerInput) {
     this.#input = input;
@@ -157,10 +159,15 @@ export class RBACController {
 
   /**
    * Recomputes every aggregated ClusterRole, one pass at a time, writing those whose rules
-   * changed; resolves when this pass is done.
+   * changed; resolves when the pass that covers the roles as they are now is done.
    */
   #aggregateAll(): Promise<void> {
+    // Events that arrive while a pass waits to start are taken in by that pass (it reads the
+    // roles when it starts): a burst of writes costs one pass, not one per write.
+    if (this.#queued) return this.#aggregating;
+    this.#queued = true;
     this.#aggregating = this.#aggregating.then(async () => {
+      this.#queued = false;
       const all = [...this.#clusterRoles.values()];
       for (const role of all) {
         const rules = aggregatedRules(role, all);
