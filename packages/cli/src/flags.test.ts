@@ -22,6 +22,7 @@ describe("parseFlags", () => {
 
   it.each([
     [["--secure-port", "0"], { securePort: 0 }],
+    [["--", "--secure-port", "0"], { securePort: 0 }],
     [["--secure-port=8443"], { securePort: 8443 }],
     [["--bind-address", "0.0.0.0"], { bindAddress: "0.0.0.0" }],
     [["--bind-address=::1"], { bindAddress: "::1" }],

@@ -138,7 +138,9 @@ const domainPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
  */
 export function parseFlags(argv: readonly string[]): Flags {
   let values: Record<string, string | boolean | string[] | boolean[] | undefined>;
-  const booleans = booleanValues(argv, ["etcd-wait-at-start", ...authenticationBooleans]);
+  // `pnpm start -- --secure-port 0` hands the command its `--` too: a leading one separates nothing.
+  const args = argv[0] === "--" ? argv.slice(1) : argv;
+  const booleans = booleanValues(args, ["etcd-wait-at-start", ...authenticationBooleans]);
   try {
     ({ values } = parseArgs({
       args: booleans.args,
