@@ -44,6 +44,11 @@ const map = (name: string, id: number, valueType: keyof typeof entryTypes): Fiel
   return field;
 };
 
+/** A kind's top-level message in the reference's layout: metadata 1, spec 2, status 3 (when it has one). */
+function kindMessage(name: string, spec: string, status?: string): Type {
+  return message(name, optional("metadata", 1, "ObjectMeta"), optional("spec", 2, spec), ...(status ? [optional("status", 3, status)] : []));
+}
+
 // k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto
 message("Time", optional("seconds", 1, "int64"), optional("nanos", 2, "int32"));
 message("MicroTime", optional("seconds", 1, "int64"), optional("nanos", 2, "int32"));
@@ -121,12 +126,7 @@ message(
   optional("message", 6, "string"),
 );
 message("NamespaceStatus", optional("phase", 1, "string"), repeated("conditions", 2, "NamespaceCondition"));
-const namespace = message(
-  "Namespace",
-  optional("metadata", 1, "ObjectMeta"),
-  optional("spec", 2, "NamespaceSpec"),
-  optional("status", 3, "NamespaceStatus"),
-);
+const namespace = kindMessage("Namespace", "NamespaceSpec", "NamespaceStatus");
 message(
   "ObjectReference",
   optional("kind", 1, "string"),
@@ -176,12 +176,7 @@ message(
   optional("expirationSeconds", 4, "int64"),
 );
 message("TokenRequestStatus", optional("token", 1, "string"), optional("expirationTimestamp", 2, "Time"));
-const tokenRequest = message(
-  "TokenRequest",
-  optional("metadata", 1, "ObjectMeta"),
-  optional("spec", 2, "TokenRequestSpec"),
-  optional("status", 3, "TokenRequestStatus"),
-);
+const tokenRequest = kindMessage("TokenRequest", "TokenRequestSpec", "TokenRequestStatus");
 
 // k8s.io/api/authentication/v1/generated.proto: what `kubectl auth whoami` sends and reads.
 message(
@@ -268,25 +263,10 @@ message(
   optional("evaluationError", 3, "string"),
   optional("denied", 4, "bool"),
 );
-const subjectAccessReview = message(
-  "SubjectAccessReview",
-  optional("metadata", 1, "ObjectMeta"),
-  optional("spec", 2, "SubjectAccessReviewSpec"),
-  optional("status", 3, "SubjectAccessReviewStatus"),
-);
-const localSubjectAccessReview = message(
-  "LocalSubjectAccessReview",
-  optional("metadata", 1, "ObjectMeta"),
-  optional("spec", 2, "SubjectAccessReviewSpec"),
-  optional("status", 3, "SubjectAccessReviewStatus"),
-);
+const subjectAccessReview = kindMessage("SubjectAccessReview", "SubjectAccessReviewSpec", "SubjectAccessReviewStatus");
+const localSubjectAccessReview = kindMessage("LocalSubjectAccessReview", "SubjectAccessReviewSpec", "SubjectAccessReviewStatus");
 message("SelfSubjectAccessReviewSpec", optional("resourceAttributes", 1, "ResourceAttributes"), optional("nonResourceAttributes", 2, "NonResourceAttributes"));
-const selfSubjectAccessReview = message(
-  "SelfSubjectAccessReview",
-  optional("metadata", 1, "ObjectMeta"),
-  optional("spec", 2, "SelfSubjectAccessReviewSpec"),
-  optional("status", 3, "SubjectAccessReviewStatus"),
-);
+const selfSubjectAccessReview = kindMessage("SelfSubjectAccessReview", "SelfSubjectAccessReviewSpec", "SubjectAccessReviewStatus");
 message("SelfSubjectRulesReviewSpec", optional("namespace", 1, "string"));
 message(
   "ResourceRule",
@@ -303,12 +283,7 @@ message(
   optional("incomplete", 3, "bool"),
   optional("evaluationError", 4, "string"),
 );
-const selfSubjectRulesReview = message(
-  "SelfSubjectRulesReview",
-  optional("metadata", 1, "ObjectMeta"),
-  optional("spec", 2, "SelfSubjectRulesReviewSpec"),
-  optional("status", 3, "SubjectRulesReviewStatus"),
-);
+const selfSubjectRulesReview = kindMessage("SelfSubjectRulesReview", "SelfSubjectRulesReviewSpec", "SubjectRulesReviewStatus");
 
 root.resolveAll();
 
