@@ -163,7 +163,7 @@ export interface RawRequest {
   method?: string;
   /** Path and query, e.g. `/api/v1/namespaces/default/configmaps?limit=1`. */
   path: string;
-  headers?: Record<string, string>;
+  headers?: Record<string, string | string[]>;
   body?: string | Uint8Array;
   /** Bound on the whole exchange (10 s by default). */
   timeoutMs?: number;
@@ -175,13 +175,16 @@ export async function adminTLS(dataDir: string): Promise<{ ca: string; cert: str
   return { ca: ca!, cert: cert!, key: key! };
 }
 
-/** One HTTPS request to `server` as the admin user, on its own connection, bounded. */
-export async function adminRequest(server: RunningAPIServer, request: RawRequest): Promise<RawResponse> {
-  const tls = await adminTLS(server.dataDir);
+/**
+ * One HTTPS request to `url` + `request.path` with `tls` (a CA, optionally a client certificate),
+ * on its own connection (`agent: false`), bounded by `request.timeoutMs` (10 s by default).
+ */
+export function httpsRequestTo(url: string, tls: { ca: string; cert?: string; key?: string }, request: RawRequest): Promise<RawResponse> {
+  const method = request.method ?? "GET";
   return new Promise<RawResponse>((resolve, reject) => {
     const req = httpsRequest(
-      `${server.url}${request.path}`,
-      { ...tls, agent: false, method: request.method ?? "GET", headers: request.headers ?? {}, timeout: request.timeoutMs ?? 10_000 },
+      `${url}${request.path}`,
+      { ...tls, agent: false, method, headers: request.headers ?? {}, timeout: request.timeoutMs ?? 10_000 },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
@@ -198,8 +201,13 @@ export async function adminRequest(server: RunningAPIServer, request: RawRequest
         });
       },
     );
-    req.on("timeout", () => req.destroy(new Error(`${request.method ?? "GET"} ${request.path} timed out`)));
+    req.on("timeout", () => req.destroy(new Error(`${method} ${request.path} timed out`)));
     req.on("error", reject);
     req.end(request.body);
   });
+}
+
+/** One HTTPS request to `server` as the admin user, on its own connection, bounded. */
+export async function adminRequest(server: RunningAPIServer, request: RawRequest): Promise<RawResponse> {
+  return httpsRequestTo(server.url, await adminTLS(server.dataDir), request);
 }

@@ -7,14 +7,14 @@
  * @module
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer, request as httpsRequest, type Server } from "node:https";
+import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from "jose";
 import { parse as parseYAML, stringify as stringifyYAML } from "yaml";
 import { clientCertificate, selfSignedCA, servingCertificate, type Issued } from "../../packages/node/src/internal/test-pki.js";
-import { startAPIServer, type RawResponse, type RunningAPIServer } from "./apiserver.js";
+import { httpsRequestTo, startAPIServer, type RawRequest, type RawResponse, type RunningAPIServer } from "./apiserver.js";
 
 /** The OIDC client id the server is started with (`--oidc-client-id`). */
 export const oidcClientID = "orch-e2e";
@@ -190,31 +190,11 @@ export function httpsCall(url: string, ca: string, options: CallOptions): Promis
   const headers: Record<string, string | string[]> = { ...(options.headers ?? {}) };
   if (options.token !== undefined) headers["authorization"] = `Bearer ${options.token}`;
   if (options.body !== undefined && headers["content-type"] === undefined) headers["content-type"] = "application/json";
-  const method = options.method ?? "GET";
-  return new Promise<RawResponse>((resolve, reject) => {
-    const req = httpsRequest(
-      `${url}${options.path}`,
-      { ca, ...(options.cert ?? {}), agent: false, method, headers, timeout: options.timeoutMs ?? 10_000 },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("error", reject);
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-        });
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error(`${method} ${options.path} timed out`)));
-    req.on("error", reject);
-    req.end(options.body);
-  });
+  const request: RawRequest = { path: options.path, headers };
+  if (options.method !== undefined) request.method = options.method;
+  if (options.body !== undefined) request.body = options.body;
+  if (options.timeoutMs !== undefined) request.timeoutMs = options.timeoutMs;
+  return httpsRequestTo(url, { ca, ...(options.cert ?? {}) }, request);
 }
 
 /** The `status.userInfo` of a SelfSubjectReview answer. */
