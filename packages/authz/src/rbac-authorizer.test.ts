@@ -4,23 +4,10 @@ import type { Attributes } from "./authorizer.js";
 import { chainAuthorizer, privilegedGroupAuthorizer } from "./chain.js";
 import { bootstrapPolicy } from "./bootstrap-policy.js";
 import { rbacAuthorizer } from "./rbac-authorizer.js";
+import { clusterBinding, clusterRole, groupSubject, roleBinding, userSubject } from "./internal/rbac-fixtures.js";
 import { RBACIndex } from "./rbac-index.js";
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, RoleBinding, Subject } from "./rbac-types.js";
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, RoleBinding } from "./rbac-types.js";
 
-const rbac = "rbac.authorization.orch.io";
-const clusterRole = (name: string, rules: PolicyRule[]): ClusterRole => ({ metadata: { name }, rules });
-const userSubject = (name: string): Subject => ({ kind: "User", apiGroup: rbac, name });
-const groupSubject = (name: string): Subject => ({ kind: "Group", apiGroup: rbac, name });
-const clusterBinding = (name: string, roleName: string, subjects: Subject[]): ClusterRoleBinding => ({
-  metadata: { name },
-  roleRef: { apiGroup: rbac, kind: "ClusterRole", name: roleName },
-  subjects,
-});
-const roleBinding = (namespace: string, name: string, kind: "Role" | "ClusterRole", roleName: string, subjects: Subject[]): RoleBinding => ({
-  metadata: { name, namespace },
-  roleRef: { apiGroup: rbac, kind, name: roleName },
-  subjects,
-});
 
 const alice: UserInfo = { name: "alice", groups: ["devs", "system:authenticated"] };
 

@@ -1,27 +1,13 @@
 import type { UserInfo } from "@orch/authn";
 import { describe, expect, it } from "vitest";
 import { requestOf } from "./rule-match.js";
+import { clusterBinding, clusterRole, groupSubject, rbac, role, roleBinding, userSubject } from "./internal/rbac-fixtures.js";
 import { RBACIndex, type RBACGrant } from "./rbac-index.js";
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject } from "./rbac-types.js";
+import type { PolicyRule, RoleBinding } from "./rbac-types.js";
 
-const rbac = "rbac.authorization.orch.io";
 const getPods: PolicyRule = { verbs: ["get"], apiGroups: [""], resources: ["pods"] };
 const listSecrets: PolicyRule = { verbs: ["list"], apiGroups: [""], resources: ["secrets"] };
 
-const clusterRole = (name: string, rules: PolicyRule[]): ClusterRole => ({ metadata: { name }, rules });
-const role = (namespace: string, name: string, rules: PolicyRule[]): Role => ({ metadata: { name, namespace }, rules });
-const userSubject = (name: string): Subject => ({ kind: "User", apiGroup: rbac, name });
-const groupSubject = (name: string): Subject => ({ kind: "Group", apiGroup: rbac, name });
-const clusterBinding = (name: string, roleName: string, subjects: Subject[]): ClusterRoleBinding => ({
-  metadata: { name },
-  roleRef: { apiGroup: rbac, kind: "ClusterRole", name: roleName },
-  subjects,
-});
-const roleBinding = (namespace: string, name: string, kind: "Role" | "ClusterRole", roleName: string, subjects: Subject[]): RoleBinding => ({
-  metadata: { name, namespace },
-  roleRef: { apiGroup: rbac, kind, name: roleName },
-  subjects,
-});
 
 const alice: UserInfo = { name: "alice", groups: ["devs", "system:authenticated"] };
 const bob: UserInfo = { name: "bob", groups: ["system:authenticated"] };
