@@ -7,6 +7,7 @@ import { printResults, runCase, type Result } from "./harness.js";
 import { commandReadyMs, inProcessReadyMs, throughput, watchFanOut } from "./http.bench.js";
 import { authenticationBenchmark } from "./authn.bench.js";
 import { authorizationBenchmark } from "./authz.bench.js";
+import { admissionBenchmark } from "./admission.bench.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -72,6 +73,9 @@ console.log(
   `\nauthorization: GET one ConfigMap over HTTPS (16 keep-alive connections) as a token user, RBAC (1,000 ClusterRoles, 5,000 RoleBindings in 100 namespaces) vs AlwaysAllow on the same objects; and one RBAC decision in-process`,
 );
 for (const line of await authorizationBenchmark(quick)) console.log(line);
+
+console.log(`\nadmission: Pod creates in process with the default plugins vs admission off, and the latency of one validating webhook over HTTPS vs its own round trip`);
+for (const line of await admissionBenchmark(quick)) console.log(line);
 
 console.log(`\netcd: creates through APIServer on EtcdStore vs raw etcd3 puts, and the watch cache`);
 for (const line of await etcdCreateBenchmark(quick)) console.log(line);

@@ -150,7 +150,8 @@ describe("service account tokens", () => {
     const robot = await kubectlWithToken("robot", token);
     const list = await robot(["get", "serviceaccounts", "-n", namespace, "-o", "name"]);
     expect(list.stderr).toBe("");
-    expect(list.stdout).toBe("serviceaccount/robot\n");
+    // The account the namespace got at creation, and robot.
+    expect(list.stdout).toBe("serviceaccount/default\nserviceaccount/robot\n");
 
     // A second token, never used before the account goes: nothing cached it, so it is refused at once.
     const unused = (await admin(["create", "token", "robot", "-n", namespace])).stdout.trim();

@@ -17,6 +17,7 @@ describe("parseFlags", () => {
       etcdWaitAtStart: false,
       authentication: { anonymous: true, bootstrapTokenAuth: false, serviceAccountKeyFiles: [], serviceAccountLookup: true },
       authorization: { modes: ["Node", "RBAC"] },
+      admission: { enable: [], disable: [] },
     });
   });
 
@@ -73,6 +74,9 @@ describe("parseFlags", () => {
     ],
     [["--service-account-issuer=https://issuer.example.com"], { serviceAccountIssuer: "https://issuer.example.com" }],
     [["--service-account-issuer", "orch-issuer"], { serviceAccountIssuer: "orch-issuer" }],
+    [["--runtime-config", "imagepolicy.orch.io/v1alpha1=true"], { runtimeConfig: { "imagepolicy.orch.io/v1alpha1": true } }],
+    [["--runtime-config=api/all=false,api/v1,coordination.orch.io/v1=true"], { runtimeConfig: { "api/all": false, "api/v1": true, "coordination.orch.io/v1": true } }],
+    [["--runtime-config", "api/beta=false, v1/configmaps=0", "--runtime-config=api/beta=true"], { runtimeConfig: { "api/beta": true, "v1/configmaps": false } }],
     [["--help"], { help: true }],
     [["-h"], { help: true }],
   ] as const)("accepts %j", (argv, expected) => {
@@ -119,6 +123,10 @@ describe("parseFlags", () => {
     [["--authentication-token-webhook-config-file=h.yaml", "--authentication-token-webhook-cache-ttl=soon"], /authentication-token-webhook-cache-ttl/],
     [["--requestheader-client-ca-file=proxy.crt"], /needs --requestheader-username-headers/],
     [["--requestheader-username-headers=X-Remote-User"], /--requestheader-username-headers needs --requestheader-client-ca-file/],
+    [["--runtime-config", "imagepolicy.orch.io/v1alpha1=yes"], /invalid --runtime-config "imagepolicy.orch.io\/v1alpha1=yes": the value of imagepolicy.orch.io\/v1alpha1 must be true or false/],
+    [["--runtime-config", "api/all=1"], /invalid --runtime-config "api\/all=1": the value of api\/all must be true or false/],
+    [["--runtime-config", "=true"], /invalid --runtime-config "=true": want <key>=<true\|false>/],
+    [["--runtime-config"], /runtime-config/],
   ] as const)("refuses %j with a FlagError naming the problem", (argv, message) => {
     expect(() => parseFlags(argv)).toThrow(FlagError);
     expect(() => parseFlags(argv)).toThrow(message);

@@ -5,6 +5,7 @@
 import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import { authorizationOptions, authorizationUsage, parseAuthorizationFlags, type AuthorizationFlags } from "./authorization-flags.js";
+import { admissionOptions, admissionUsage, parseAdmissionFlags, type AdmissionFlags } from "./admission-flags.js";
 import { authenticationBooleans, authenticationOptions, authenticationUsage, parseAuthenticationFlags, type AuthenticationFlags } from "./authentication-flags.js";
 
 /** The parsed command line of `orch-apiserver`. */
@@ -47,10 +48,18 @@ export interface Flags {
    * with `--domain k8s.io`).
    */
   serviceAccountIssuer?: string;
+  /**
+   * `--runtime-config` (repeatable `<key>=<true|false>` lists; a bare key means true): which API
+   * versions are served, as `runtimeConfig` of the server's options; absent when not given. Keys
+   * are checked when the server is built.
+   */
+  runtimeConfig?: Record<string, boolean>;
   /** The authentication flags. */
   authentication: AuthenticationFlags;
   /** The authorization flags. */
   authorization: AuthorizationFlags;
+  /** The admission flags. */
+  admission: AdmissionFlags;
 }
 
 /** A bad command line; the command prints the message and exits with code 2. */
@@ -86,8 +95,13 @@ Flags:
       --service-account-issuer string     issuer (iss) of service account tokens, also their default audience
                                           (default "https://orch.default.svc.cluster.local", with
                                           --domain k8s.io "https://kubernetes.default.svc.cluster.local")
+      --runtime-config mapStringString    API versions to serve or not, comma-separated <key>=<true|false>
+                                          (a bare key means true; repeatable): api/all, api/ga, api/beta,
+                                          api/alpha, <group>/<version> (core: v1 or api/v1) and
+                                          <group>/<version>/<resource>, the most specific key winning;
+                                          imagepolicy.<domain>/v1alpha1=true serves ImageReview
   -h, --help                              print this help
-${authenticationUsage}${authorizationUsage}`;
+${authenticationUsage}${authorizationUsage}${admissionUsage}`;
 
 const units: Record<string, number> = {
   ns: 1e-6,
@@ -162,8 +176,10 @@ export function parseFlags(argv: readonly string[]): Flags {
         "etcd-compaction-interval": { type: "string" },
         "etcd-wait-at-start": { type: "boolean" },
         "service-account-issuer": { type: "string" },
+        "runtime-config": { type: "string", multiple: true },
         ...authenticationOptions,
         ...authorizationOptions,
+        ...admissionOptions,
       },
     }));
   } catch (error) {
@@ -210,13 +226,52 @@ export function parseFlags(argv: readonly string[]): Flags {
     authorization: parseAuthorizationFlags(values, duration, (message) => {
       throw new FlagError(message);
     }),
+    admission: parseAdmissionFlags(values, (message) => {
+      throw new FlagError(message);
+    }),
   };
   if (etcd.caFile !== undefined) flags.etcdCAFile = etcd.caFile;
   if (etcd.certFile !== undefined) flags.etcdCertFile = etcd.certFile;
   if (etcd.keyFile !== undefined) flags.etcdKeyFile = etcd.keyFile;
   const issuer = str("service-account-issuer");
   if (issuer !== undefined) flags.serviceAccountIssuer = parseIssuer(issuer);
+  const runtimeConfig = values["runtime-config"];
+  if (Array.isArray(runtimeConfig)) flags.runtimeConfig = parseRuntimeConfig(runtimeConfig.map(String));
   return flags;
+}
+
+const truthy = new Set(["1", "t", "T", "TRUE", "true", "True"]);
+const falsy = new Set(["0", "f", "F", "FALSE", "false", "False"]);
+
+/**
+ * The pairs of `--runtime-config` (each value a comma-separated list) as a map: `<key>=<value>`
+ * with a boolean value (Go's `strconv.ParseBool` spellings; `api/all`, `api/ga`, `api/beta` and
+ * `api/alpha` take only `true` or `false`, as in the reference), a bare `<key>` meaning true; a
+ * later pair of the same key wins. Whether a key names an API version is the server's check.
+ * @throws FlagError for an empty key or a value that is not a boolean
+ * @example
+ * ```ts
+ * parseRuntimeConfig(["api/all=false,v1", "imagepolicy.orch.io/v1alpha1"]);
+ * // { "api/all": false, v1: true, "imagepolicy.orch.io/v1alpha1": true }
+ * ```
+ */
+export function parseRuntimeConfig(values: readonly string[]): Record<string, boolean> {
+  const config: Record<string, boolean> = {};
+  for (const pair of values.flatMap((v) => v.split(","))) {
+    const at = pair.indexOf("=");
+    const key = (at === -1 ? pair : pair.slice(0, at)).trim();
+    const value = at === -1 ? "" : pair.slice(at + 1).trim();
+    if (key === "") {
+      if (pair.trim() === "") continue;
+      throw new FlagError(`invalid --runtime-config "${pair}": want <key>=<true|false>`);
+    }
+    const strict = key === "api/all" || key === "api/ga" || key === "api/beta" || key === "api/alpha";
+    const on = value === "" || (strict ? value === "true" : truthy.has(value));
+    const off = strict ? value === "false" : falsy.has(value);
+    if (!on && !off) throw new FlagError(`invalid --runtime-config "${pair}": the value of ${key} must be true or false`);
+    config[key] = on;
+  }
+  return config;
 }
 
 /** An issuer as the reference checks `--service-account-issuer`: not empty, and a URL when it has a `:`. */

@@ -9,7 +9,7 @@ export {
   type EnsureCertificatesOptions,
   type IssuedCertificate,
 } from "./certificates.js";
-export { FlagError, parseDuration, parseFlags, usage, type Flags } from "./flags.js";
+export { FlagError, parseDuration, parseFlags, parseRuntimeConfig, usage, type Flags } from "./flags.js";
 export { kubeconfig, writeKubeconfig, type KubeconfigInput } from "./kubeconfig.js";
 export { main, runAPIServer, type Output, type RunOptions, type ServerLike } from "./main.js";
 export { importServiceAccountKey } from "./service-account-key.js";

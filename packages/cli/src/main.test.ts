@@ -1,3 +1,4 @@
+import { defaultAdmissionPlugins } from "@orch/admission";
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { readFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
@@ -87,6 +88,13 @@ describe("runAPIServer", () => {
       bootstrapTokenAuth: false,
       log: expect.any(Function),
       authorization: ["Node", "RBAC"],
+      // The reference's default-on plugins, their configuration, and webhooks over node:https.
+      admission: {
+        plugins: [...defaultAdmissionPlugins],
+        configuration: {},
+        transport: { client: expect.any(Function) },
+        readFile: expect.any(Function),
+      },
     });
     const kubeconfigPath = join(dir, "kubeconfig");
     expect(stdout.text).toMatch(/^orch-apiserver ready url=https:\/\/127\.0\.0\.1:\d+ kubeconfig=\S+\n$/);
@@ -125,6 +133,14 @@ describe("runAPIServer", () => {
     const code = await runAPIServer(["--secure-port", "x"], { stdout: capture(), stderr });
     expect(code).toBe(2);
     expect(stderr.text).toContain('invalid --secure-port "x"');
+  });
+
+  it("hands --runtime-config to the server, and exits 2 for a value that is not a boolean", async () => {
+    const { fake } = await start(["--secure-port", "0", "--data-dir", dir, "--runtime-config", "api/alpha=false,imagepolicy.orch.io/v1alpha1"]);
+    expect(fake.options?.runtimeConfig).toEqual({ "api/alpha": false, "imagepolicy.orch.io/v1alpha1": true });
+    const stderr = capture();
+    expect(await runAPIServer(["--runtime-config", "api/all=never"], { stdout: capture(), stderr })).toBe(2);
+    expect(stderr.text).toContain('invalid --runtime-config "api/all=never"');
   });
 
   it("prints usage for --help and exits 0", async () => {

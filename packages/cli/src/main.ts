@@ -13,6 +13,7 @@ import { writeKubeconfig } from "./kubeconfig.js";
 import { importServiceAccountKey } from "./service-account-key.js";
 import { loadAuthentication } from "./authentication.js";
 import { loadAuthorization } from "./authorization.js";
+import { loadAdmission } from "./admission.js";
 
 /** Where {@link runAPIServer} writes: `process.stdout` or anything with `write`. */
 export interface Output {
@@ -141,6 +142,8 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
       shutdownDelayMs: flags.shutdownDelayMs,
       livezGracePeriodMs: flags.livezGracePeriodMs,
     };
+    // Keys naming no API version stop the start (exit 1) when the server is built, as in the reference.
+    if (flags.runtimeConfig !== undefined) serverOptions.runtimeConfig = flags.runtimeConfig;
     // Certificates and the server start side by side: each takes a good part of startup.
     const pending = ensureCertificates(dataDir, { bindAddress: flags.bindAddress });
     pending.catch(() => undefined);
@@ -162,6 +165,7 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     serverOptions.bootstrapTokenAuth = flags.authentication.bootstrapTokenAuth;
     serverOptions.log = log;
     serverOptions.authorization = await loadAuthorization(flags.authorization, { domain: flags.domain, log });
+    serverOptions.admission = await loadAdmission(flags.admission, { domain: flags.domain });
     let startCompaction = (): void => undefined;
     if (flags.etcdServers.length > 0) {
       // The etcd client (gRPC and its protos) loads only for servers that use it: ~200 ms of start.

@@ -13,11 +13,12 @@ export type {
   AccessDecision,
   AccessPolicyRule,
   AccessRules,
+  ImageReviewResult,
   SubresourceStrategy,
   TableColumn,
   Verb,
 } from "./resource-type.js";
-export { bytes, componentNameOf, int32, int64, microTime, named, stringMap, time } from "./schema/fields.js";
+export { bytes, componentNameOf, int32, int64, microTime, named, quantityOf, stringMap, time } from "./schema/fields.js";
 export {
   fieldsV1Schema,
   kindSchema,
@@ -501,6 +502,15 @@ export {
   userInfoSchema,
   validateTokenReview,
 } from "./token-review.js";
+export {
+  evaluateImageReview,
+  imageReviewContainerSpecSchema,
+  imageReviewSpecSchema,
+  imageReviewStatusSchema,
+  imageReviewType,
+  imageReviewUnsupported,
+  imageReviewV1alpha1Schema,
+} from "./image-review.js";
 export {
   validateValidatingWebhookConfiguration,
   validateValidatingWebhookConfigurationUpdate,

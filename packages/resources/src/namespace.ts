@@ -5,7 +5,7 @@
  * cannot be deleted, and there is no `deletecollection`.
  * @module
  */
-import { extensionPrefix, FieldPath, forbidden, invalidField, listType, patchStrategy, type APIObject, type FieldError } from "@orch/meta";
+import { extensionPrefix, FieldPath, invalidField, listType, patchStrategy, type APIObject, type FieldError } from "@orch/meta";
 import { z } from "zod";
 import { record, str, validateFinalizerName } from "./internal/rules.js";
 import type { ResourceType, StrategyContext } from "./resource-type.js";
@@ -78,11 +78,6 @@ export function namespaceFinalizer(domain: string): string {
 export function builtinNamespaces(domain: string): string[] {
   const short = domain === "k8s.io" ? "kube" : domain.split(".")[0] ?? "orch";
   return ["default", `${short}-system`, `${short}-public`];
-}
-
-/** Refuses the deletion of a built-in namespace: 403, `this namespace may not be deleted`. */
-function validateDelete(name: string, ctx: StrategyContext): void {
-  if (builtinNamespaces(ctx.domain).includes(name)) throw forbidden({ group: "", resource: "namespaces" }, name, "this namespace may not be deleted");
 }
 
 /** The label every namespace carries with its own name: `<domain>/metadata.name`. */
@@ -200,7 +195,6 @@ export const namespaceType: ResourceType = {
     prepareForUpdate,
     prepareForStatusUpdate,
     prepareForDelete,
-    validateDelete,
     nameIsLabel: true,
     deleteReturnsObject: false,
     validate: (object, ctx) => validateNamespace(object, ctx),

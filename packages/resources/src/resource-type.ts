@@ -24,6 +24,14 @@ export interface ResourceVersion {
   /** Served but deprecated: requests get a `Warning` header. */
   deprecated?: boolean;
   /**
+   * Whether the server serves this version when its `--runtime-config` (`runtimeConfig` of the
+   * server's options) says nothing about it; absent means true. Alpha versions the reference
+   * leaves off, such as ImageReview's `imagepolicy/v1alpha1`, are false. A version that is not
+   * served is absent from discovery and answers 404, but objects stored in it stay readable
+   * through the versions that are served.
+   */
+  enabledByDefault?: boolean;
+  /**
    * Defaults of this version alone, run on objects written through it before conversion
    * (admissionregistration `v1beta1` defaults `failurePolicy` to `Ignore`, `v1` to `Fail`).
    */
@@ -91,6 +99,23 @@ export interface StrategyContext {
    * by a server that runs RBAC.
    */
   uncoveredRules?(user: RequestUser, namespace: string, rules: readonly AccessPolicyRule[]): Promise<AccessPolicyRule[]>;
+  /**
+   * Asks the image policy webhook about the images of `review` (an ImageReview with its `spec`:
+   * containers' images, the pod's `*.image-policy.<domain>/*` annotations, the namespace) and
+   * answers its decision, the `status` of the ImageReview. Supplied by a server that runs the
+   * ImagePolicyWebhook admission plugin; without it an ImageReview create is refused (405).
+   */
+  reviewImages?(review: APIObject): Promise<ImageReviewResult>;
+}
+
+/** What an image review decided: the `status` of an ImageReview. */
+export interface ImageReviewResult {
+  /** Whether every image may run. */
+  allowed: boolean;
+  /** Why not, when not allowed. */
+  reason?: string;
+  /** Annotations the admission plugin adds to the audit event (keys without the plugin's prefix). */
+  auditAnnotations?: Record<string, string>;
 }
 
 /** One access question (the shape of `@orch/authz`'s `Attributes`). */
@@ -248,12 +273,6 @@ export interface ResourceStrategy {
   prepareForStatusUpdate?(object: APIObject, old: APIObject, ctx: StrategyContext): void;
   /** The first phase of a deletion that waits for finalizers (Namespace: `status.phase` Terminating). */
   prepareForDelete?(object: APIObject, ctx: StrategyContext): void;
-  /**
-   * Refuses the deletion of the object named `name` before anything is read: a throw of a
-   * StatusError is the answer (Namespace: 403 for the built-in namespaces). Runs on every delete
-   * of one object, dry-run included, before preconditions and the existence check.
-   */
-  validateDelete?(name: string, ctx: StrategyContext): void;
   /**
    * The name must be a DNS label (no dots), not a DNS subdomain (Namespace): the server passes
    * it to `validateObjectMeta` on every create and update.

@@ -6,6 +6,7 @@
  */
 import type { Authenticator, TokenAuthenticator } from "@orch/authn";
 import type { Authorizer } from "@orch/authz";
+import type { AdmissionPlugin } from "@orch/admission";
 import { notFound, requestEntityTooLarge, statusError, type APIObject } from "@orch/meta";
 import { builtinResources, openAPIDocument, openAPIIndex, ResourceRegistry, type ResourceType } from "@orch/resources";
 import type { Clock, Store } from "@orch/store";
@@ -20,11 +21,15 @@ import {
   apiResourceList,
   apiVersions,
 } from "./discovery.js";
+import type { ControllerInput } from "./control-loop.js";
 import { healthResponse, type HealthCheck } from "./health.js";
 import { NamespaceLifecycle } from "./namespace-lifecycle.js";
 import { ObjectStore } from "./object-store.js";
 import { serverAuthentication, type ServerAuthentication } from "./authentication.js";
 import { serverAuthorization, type AuthorizationMode, type ServerAuthorization } from "./authorization.js";
+import { serverAdmission, type AdmissionOptions, type ServerAdmission } from "./admission.js";
+import { ServiceAccountController } from "./service-account-controller.js";
+import { QuotaController } from "./quota-controller.js";
 import { withAuthentication } from "./stages/authentication-stage.js";
 import { withAuthorization } from "./stages/authorization-stage.js";
 import { withImpersonation } from "./stages/impersonation-stage.js";
@@ -32,6 +37,7 @@ import { withBodyLimit, withErrorResponses, withRequestInfo } from "./stages/req
 import { chain, type Handler, type ServerRequest } from "./stages/stage.js";
 import { encodeResponse, errorResponse } from "./responses.js";
 import { noSuchResource, serveResource as serveRest, type RestContext } from "./rest.js";
+import { runtimeConfigPredicate, servedRegistry, type RuntimeConfig } from "./runtime-config.js";
 import { objectKey, serveResource, wireObject, type ServedResource } from "./served-resource.js";
 import { ServiceAccountTokenSigner, type ServiceAccountTokenOptions } from "./service-account-tokens.js";
 
@@ -50,6 +56,18 @@ export interface APIServerOptions {
   domain?: string;
   /** Resource types to serve in addition to the built-in ones. */
   resources?: readonly ResourceType[];
+  /**
+   * Which versions are served (`--runtime-config`), over each version's `enabledByDefault`:
+   * `api/all`, `api/ga`, `api/beta`, `api/alpha`, `<group>/<version>` (core: `v1` or `api/v1`)
+   * and `<group>/<version>/<resource>` to true or false, the most specific key winning (see
+   * {@link RuntimeConfig}). A version not served is absent from discovery and OpenAPI and answers
+   * 404; objects stay stored in their storage version, served or not. ImageReview
+   * (`imagepolicy.<domain>/v1alpha1`) is served only when turned on here.
+   * @throws TypeError from the constructor, with the reference's message, for a key of the wrong
+   *   shape, an unknown group (`unknown api groups <g>`) or version (`group version <g>/<v> that
+   *   has not been registered`), or `api/all=false` alone.
+   */
+  runtimeConfig?: RuntimeConfig;
   /** Largest accepted request body, in bytes (3 MiB by default); larger is 413. */
   maxRequestBodyBytes?: number;
   /** After {@link APIServer.shutdown} starts, `/readyz` fails for this long before it resolves (ms). */
@@ -91,6 +109,14 @@ export interface APIServerOptions {
    */
   authorization?: readonly (AuthorizationMode | Authorizer)[];
   /**
+   * What every write passes through after authorization (`--enable-admission-plugins` and
+   * friends): a list of built-in plugin names and plugins of your own, or the whole
+   * {@link AdmissionOptions} (plugins, their configuration, the webhook transport). Default: the
+   * reference's default-on set (`defaultAdmissionPlugins` of `@orch/admission`); `[]` turns
+   * admission off.
+   */
+  admission?: readonly (string | AdmissionPlugin)[] | AdmissionOptions;
+  /**
    * Receives one line per refused credential and from the authenticators (discovery, webhook
    * failures): what a client is never told. Nothing is logged by default.
    */
@@ -131,12 +157,17 @@ export class APIServer {
   readonly domain: string;
   /** Largest accepted body in bytes. */
   readonly maxRequestBodyBytes: number;
-  /** The catalog this server serves, with the domain resolved. */
+  /** The catalog of this server, every version whether served or not, with the domain resolved. */
   readonly registry: ResourceRegistry;
   /** Signs the tokens of the ServiceAccount `token` sub-resource (and knows the key they verify with). */
   readonly serviceAccountTokens: ServiceAccountTokenSigner;
 
+  /** The served versions of every kind, for routing and discovery. */
   readonly #served: ServedResource[];
+  /** Every version of every kind, served or not: stored objects are found through it. */
+  readonly #stored: ServedResource[];
+  /** The catalog with only the served versions, for the OpenAPI documents. */
+  readonly #openAPI: ResourceRegistry;
   readonly #byPath = new Map<string, ServedResource>();
   readonly #objects: ObjectStore;
   readonly #namespaces: NamespaceLifecycle;
@@ -145,6 +176,12 @@ export class APIServer {
   readonly #authentication: ServerAuthentication;
   /** The server's authorization: the chain of its modes, with RBAC's index when RBAC is on. */
   readonly #authorization: ServerAuthorization;
+  /** The server's admission: the plugin chain every write passes through. */
+  readonly #admission: ServerAdmission;
+  /** Keeps a `default` ServiceAccount in every namespace. */
+  readonly #serviceAccounts: ServiceAccountController;
+  /** Keeps the `status` of every ResourceQuota (hard and used) current. */
+  readonly #quotas: QuotaController;
   /** The request pipeline: the stages in front of the REST handler. */
   readonly #pipeline: Handler;
   readonly #startedAt: number;
@@ -169,29 +206,41 @@ export class APIServer {
     this.#livezGracePeriodMs = options.livezGracePeriodMs ?? 0;
     this.#startedAt = this.clock.now();
     this.registry = new ResourceRegistry([...builtinResources, ...(options.resources ?? [])], this.domain);
+    const isServed = runtimeConfigPredicate(this.registry, options.runtimeConfig);
+    this.#openAPI = servedRegistry(this.registry, isServed);
     this.#served = [];
+    this.#stored = [];
     for (const type of this.registry.types) {
       const group = this.registry.groupOf(type);
       for (const version of type.versions) {
         const served = serveResource(type, group, version);
+        this.#stored.push(served);
+        if (!isServed(group, type.resource, version)) continue;
         this.#served.push(served);
         this.#byPath.set(`${group}/${version.name}/${type.resource}`, served);
       }
     }
-    const namespaces = this.#byPath.get("/v1/namespaces");
-    if (!namespaces) throw new Error("the catalog must serve namespaces");
     this.serviceAccountTokens = new ServiceAccountTokenSigner(this.domain, options.serviceAccountTokens);
-    this.#objects = new ObjectStore(this.store, this.clock, this.domain, (served, ns, name) => this.#namespaces.guard(served, ns, name), {
+    this.#objects = new ObjectStore(this.store, this.clock, this.domain, () => this.#admission.chain, {
       get: (group, resource, namespace, name) => this.#getStored(group, resource, namespace, name),
       reviewToken: (token, audiences) => this.#authentication.reviewToken(token, audiences),
       authorize: (attributes) => this.#authorization.authorizer.authorize(attributes),
       rulesFor: (user, namespace) => this.#authorization.rulesFor(user, namespace),
       uncoveredRules: (user, namespace, rules) => this.#authorization.uncoveredRules(user, namespace, rules),
+      reviewImages: (review) => this.#admission.reviewImages(review),
       serviceAccountTokens: this.serviceAccountTokens,
     });
-    this.#namespaces = new NamespaceLifecycle(this.store, this.clock, this.domain, this.#objects, namespaces, () =>
-      this.#served.filter((s) => s.namespaced && s.version.storage),
-    );
+    const log = options.log ?? (() => undefined);
+    // What the controllers need of the server, built once (authorization and admission run some).
+    const controllers: ControllerInput = {
+      domain: this.domain,
+      store: this.store,
+      clock: this.clock,
+      objects: this.#objects,
+      served: (group, resource) => this.#storedOf(group, resource),
+      log,
+    };
+    this.#namespaces = new NamespaceLifecycle(controllers, () => this.#stored.filter((s) => s.namespaced && s.version.storage));
     this.#rest = {
       store: this.store,
       clock: this.clock,
@@ -210,18 +259,25 @@ export class APIServer {
       bootstrapTokens: options.bootstrapTokenAuth ?? false,
       getter: (group, resource, namespace, name) => this.#findStored(group, resource, namespace, name),
       clock: this.clock,
-      log: options.log ?? (() => undefined),
+      log,
     });
     this.#authorization = serverAuthorization({
+      ...controllers,
       modes: options.authorization ?? ["AlwaysAllow"],
-      domain: this.domain,
-      store: this.store,
-      clock: this.clock,
-      objects: this.#objects,
-      served: (group, resource) => this.#storedOf(group, resource),
-      log: options.log ?? (() => undefined),
       ready: () => this.ready(),
     });
+    const admission = options.admission ?? {};
+    this.#admission = serverAdmission({
+      ...controllers,
+      options: Array.isArray(admission) ? { plugins: admission as readonly (string | AdmissionPlugin)[] } : (admission as AdmissionOptions),
+      resourceForKind: (group, kind) => {
+        const served = this.#stored.find((s) => s.group === group && s.type.kind === kind);
+        return served ? { resource: served.type.resource, namespaced: served.namespaced } : undefined;
+      },
+      authorize: (attributes) => this.#authorization.authorizer.authorize(attributes),
+    });
+    this.#quotas = new QuotaController(controllers);
+    this.#serviceAccounts = new ServiceAccountController(controllers);
     // The reference's handler chain, outermost first: errors become Status responses, the body
     // limit, request info, authentication, impersonation, authorization; the REST handler last.
     this.#pipeline = chain(
@@ -253,6 +309,9 @@ export class APIServer {
       await this.#cache?.start();
       await this.#namespaces.start();
       await this.#authorization.start();
+      await this.#admission.start();
+      await this.#serviceAccounts.start();
+      await this.#quotas.start();
       this.#started = true;
     } catch (error) {
       this.#ready = undefined;
@@ -278,7 +337,7 @@ export class APIServer {
 
   /** The served resource of the storage version of `group`/`resource`. */
   #storedOf(group: string, resource: string): ServedResource | undefined {
-    return this.#served.find((s) => s.group === group && s.type.resource === resource && s.version.storage);
+    return this.#stored.find((s) => s.group === group && s.type.resource === resource && s.version.storage);
   }
 
   /**
@@ -352,16 +411,16 @@ export class APIServer {
     if (head === undefined) return discovery({ paths: ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/openapi/v3", "/readyz", "/version"] });
     if (head === "version" && s.length === 1) return discovery(serverVersion);
     if (head === "openapi" && s[1] === "v3") {
-      if (s.length === 2) return discovery(openAPIIndex(this.registry));
+      if (s.length === 2) return discovery(openAPIIndex(this.#openAPI));
       const group = s[2] === "api" && s.length === 4 ? "" : s[2] === "apis" && s.length === 5 ? (s[3] as string) : undefined;
       const version = s[s.length - 1] as string;
-      return discovery(group === undefined ? undefined : openAPIDocument(this.registry, group, version));
+      return discovery(group === undefined ? undefined : openAPIDocument(this.#openAPI, group, version));
     }
     if (head === "api" && s.length <= 2) {
       if (s.length === 1) {
         const aggregated = aggregatedDiscoveryAccepted(request.headers.get("accept"), this.domain);
         if (aggregated) return discovery(aggregatedDiscovery(this.#served, true, this.domain, aggregated.includes("v=v2beta1") ? "v2beta1" : "v2"), aggregated);
-        return discovery(apiVersions(request.headers.get("host") ?? "127.0.0.1"));
+        return discovery(apiVersions(this.#served, request.headers.get("host") ?? "127.0.0.1"));
       }
       return discovery(apiResourceList(this.#served, "", s[1] as string, this.domain));
     }
@@ -434,6 +493,9 @@ export class APIServer {
     if (this.#shutdownDelayMs > 0) await new Promise<void>((resolve) => this.clock.setTimer(this.#shutdownDelayMs, resolve));
     this.#namespaces.stop();
     this.#authorization.stop();
+    this.#serviceAccounts.stop();
+    this.#quotas.stop();
+    this.#admission.stop();
     this.#cache?.stop();
   }
 }

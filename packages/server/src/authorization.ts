@@ -21,30 +21,21 @@ import {
 } from "@orch/authz";
 import type { APIObject } from "@orch/meta";
 import type { AccessPolicyRule } from "@orch/resources";
-import type { Clock, Store } from "@orch/store";
-import type { ObjectStore } from "./object-store.js";
+import { messageOf, type ControllerInput } from "./control-loop.js";
 import { RBACController } from "./rbac-controller.js";
-import { collectionPrefix, objectKey, wireObject, type ServedResource } from "./served-resource.js";
+import { collectionPrefix, objectKey, wireObject } from "./served-resource.js";
 
 /** A built-in authorization mode, by its `--authorization-mode` name. */
 export type AuthorizationMode = "AlwaysAllow" | "AlwaysDeny" | "RBAC" | "Node";
 
-/** What {@link serverAuthorization} builds the chain from. */
-export interface ServerAuthorizationInput {
+/**
+ * What {@link serverAuthorization} builds the chain from: what the RBAC controller needs (it
+ * watches RBAC objects in the store and writes the bootstrap policy and aggregated roles through
+ * `objects`), and more.
+ */
+export interface ServerAuthorizationInput extends ControllerInput {
   /** The modes in order; an {@link Authorizer} stands for itself. */
   modes: readonly (AuthorizationMode | Authorizer)[];
-  /** The product domain. */
-  domain: string;
-  /** The server's store (RBAC objects are watched there). */
-  store: Store;
-  /** The server's clock. */
-  clock: Clock;
-  /** The server's object store (the bootstrap policy and aggregation write through it). */
-  objects: ObjectStore;
-  /** The served resource of the storage version of `group`/`resource`. */
-  served(group: string, resource: string): ServedResource | undefined;
-  /** Log lines of the RBAC controller. */
-  log: (message: string) => void;
   /** Resolves once the server has started (RBAC's index is loaded then). */
   ready(): Promise<void>;
 }
@@ -88,7 +79,7 @@ function afterStart(authorizer: Authorizer & RuleResolver, ready: () => Promise<
       try {
         await ready();
       } catch (error) {
-        return { decision: "noOpinion", reason: "", error: `RBAC: the policy is not loaded: ${error instanceof Error ? error.message : String(error)}` };
+        return { decision: "noOpinion", reason: "", error: `RBAC: the policy is not loaded: ${messageOf(error)}` };
       }
       return authorizer.authorize(attributes);
     },

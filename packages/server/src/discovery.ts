@@ -3,7 +3,7 @@
  * the aggregated form (`as=APIGroupDiscoveryList`) that kubectl asks for first.
  * @module
  */
-import { actionKindOf, subresourceVerbsOf, type Verb } from "@orch/resources";
+import { actionKindOf, compareVersions, subresourceVerbsOf, type Verb } from "@orch/resources";
 import { parseMediaType } from "./negotiation.js";
 import type { ServedResource } from "./served-resource.js";
 
@@ -32,9 +32,14 @@ export interface ServedGroup {
   preferred: string;
 }
 
-/** Groups (without the core group) in the order discovery lists them. */
+/**
+ * Groups (without the core group) in the order discovery lists them. The preferred version is
+ * the storage version; when the runtime config turns that off, the served version of highest
+ * priority (GA, then beta, then alpha).
+ */
 export function groupsOf(resources: readonly ServedResource[]): ServedGroup[] {
   const byName = new Map<string, ServedGroup>();
+  const withStorage = new Set<string>();
   for (const r of resources) {
     if (!r.group) continue;
     let g = byName.get(r.group);
@@ -43,8 +48,12 @@ export function groupsOf(resources: readonly ServedResource[]): ServedGroup[] {
       byName.set(r.group, g);
     }
     if (!g.versions.includes(r.version.name)) g.versions.push(r.version.name);
-    if (r.version.storage) g.preferred = r.version.name;
+    if (r.version.storage) {
+      g.preferred = r.version.name;
+      withStorage.add(r.group);
+    }
   }
+  for (const g of byName.values()) if (!withStorage.has(g.name)) g.preferred = [...g.versions].sort(compareVersions)[0] ?? g.preferred;
   for (const g of byName.values()) g.versions.sort((a, b) => (a === g.preferred ? -1 : b === g.preferred ? 1 : 0));
   return [...byName.values()];
 }
@@ -53,9 +62,14 @@ function groupVersion(group: string, version: string): string {
   return group ? `${group}/${version}` : version;
 }
 
-/** `/api`: the core group's versions. */
-export function apiVersions(serverAddress: string): object {
-  return { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress }] };
+/** The served versions of the core group: `["v1"]`, or none when the runtime config turns it off. */
+function coreVersions(resources: readonly ServedResource[]): string[] {
+  return resources.some((r) => r.group === "" && r.version.name === "v1") ? ["v1"] : [];
+}
+
+/** `/api`: the core group's served versions. */
+export function apiVersions(resources: readonly ServedResource[], serverAddress: string): object {
+  return { kind: "APIVersions", versions: coreVersions(resources), serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress }] };
 }
 
 function apiGroup(g: ServedGroup): object {
@@ -124,7 +138,7 @@ export function aggregatedDiscoveryAccepted(accept: string | null, domain: strin
 /** The aggregated discovery document of the core group (`legacy`) or of every named group. */
 export function aggregatedDiscovery(resources: readonly ServedResource[], legacy: boolean, domain: string, version: string): object {
   const items: object[] = [];
-  const groups = legacy ? [{ name: "", versions: ["v1"], preferred: "v1" }] : groupsOf(resources);
+  const groups = legacy ? coreVersions(resources).map((v) => ({ name: "", versions: [v], preferred: v })) : groupsOf(resources);
   for (const g of groups) {
     const versions = g.versions.map((v) => {
       const served = resources.filter((r) => r.group === g.name && r.version.name === v);

@@ -9,3 +9,5 @@ export { builtinNamespaces, namespaceFinalizer } from "./namespace-lifecycle.js"
 export type { HealthCheck } from "./health.js";
 export { ServiceAccountTokenSigner, serviceAccountKeyId, signingAlgorithm, type ServiceAccountTokenOptions } from "./service-account-tokens.js";
 export type { AuthorizationMode } from "./authorization.js";
+export { serverUser, type AdmissionOptions } from "./admission.js";
+export type { RuntimeConfig } from "./runtime-config.js";

@@ -1,14 +1,13 @@
 /**
- * Namespaces: the ones that exist from the start (the Namespace strategy refuses their
- * deletion), the guard on writes into a missing (404) or terminating (403) namespace, and the
- * controller that empties a terminating namespace, removes its finalizer and so lets it go.
+ * Namespaces: the ones that exist from the start, and the controller that empties a
+ * terminating namespace, removes its finalizer and so lets it go. (The guard on writes into a
+ * missing or terminating namespace is the NamespaceLifecycle admission plugin's.)
  * @module
  */
-import { forbidden, formatTime, isAlreadyExists, isNotFound, notFound, type APIObject } from "@orch/meta";
-import { hasCachedReads } from "@orch/list";
+import { formatTime, isAlreadyExists, isNotFound, type APIObject } from "@orch/meta";
 import { builtinNamespaces } from "@orch/resources";
-import type { Clock, Store } from "@orch/store";
-import type { ObjectStore, WriteOptions } from "./object-store.js";
+import { ControlLoop, type ControllerInput } from "./control-loop.js";
+import type { WriteOptions } from "./object-store.js";
 import { collectionPrefix, wireObject, type ServedResource } from "./served-resource.js";
 
 export { builtinNamespaces };
@@ -18,104 +17,68 @@ export function namespaceFinalizer(domain: string): string {
   return domain === "k8s.io" ? "kubernetes" : domain.split(".")[0] ?? "orch";
 }
 
-const namespaceKey = (name: string) => `/registry/core/namespaces/${name}`;
-
 /** The options of the controller's own writes. */
 const controllerWrite = (): WriteOptions => ({ dryRun: false, fieldValidation: "Ignore", warnings: [] });
 
-/** Keeps namespaces: creation of the built-in ones, the write guard, and the deletion controller. */
+/** Keeps namespaces: creation of the built-in ones and the deletion controller. */
 export class NamespaceLifecycle {
   private readonly running = new Set<string>();
-  private readonly timers = new Set<() => void>();
-  private controller: AbortController | undefined;
+  private readonly namespaces: ServedResource;
+  /**
+   * When the watch fails (the store went away or compacted past it), the loop rescans from the
+   * newest state a second later, and again while the store is still away (etcd down) rather
+   * than crash the process.
+   */
+  private readonly loop: ControlLoop;
 
+  /**
+   * @param namespaced the storage versions of the namespaced resources: what a terminating
+   *   namespace is emptied of.
+   * @throws Error when `input.served` has no `namespaces`.
+   */
   constructor(
-    private readonly store: Store,
-    private readonly clock: Clock,
-    private readonly domain: string,
-    private readonly objects: ObjectStore,
-    private readonly namespaces: ServedResource,
+    private readonly input: ControllerInput,
     private readonly namespaced: () => readonly ServedResource[],
-  ) {}
+  ) {
+    const namespaces = input.served("", "namespaces");
+    if (!namespaces) throw new Error("the catalog must serve namespaces");
+    this.namespaces = namespaces;
+    this.loop = new ControlLoop(input, { reload: () => this.load() });
+  }
 
   /** Creates the built-in namespaces (when missing) and starts the deletion controller. */
   async start(): Promise<void> {
-    for (const name of builtinNamespaces(this.domain)) {
+    for (const name of builtinNamespaces(this.input.domain)) {
       try {
         const object: APIObject = { apiVersion: "v1", kind: "Namespace", metadata: { name } };
-        await this.objects.create(this.namespaces, "", object, controllerWrite());
+        await this.input.objects.create(this.namespaces, "", object, controllerWrite());
       } catch (error) {
         if (!isAlreadyExists(error)) throw error;
       }
     }
-    this.controller = new AbortController();
-    const from = await this.store.revision();
-    const { entries } = await this.store.list(collectionPrefix(this.namespaces, ""));
-    for (const entry of entries) if ((entry.value as APIObject).metadata.deletionTimestamp) this.enqueue(wireObject(entry).metadata.name ?? "");
-    void this.watchNamespaces(from, this.controller.signal);
+    await this.load();
   }
 
   /** Stops the controller and its timers. */
   stop(): void {
-    this.controller?.abort();
-    for (const cancel of this.timers) cancel();
-    this.timers.clear();
+    this.loop.stop();
   }
 
-  private async watchNamespaces(from: number, signal: AbortSignal): Promise<void> {
-    try {
-      for await (const event of this.store.watch(collectionPrefix(this.namespaces, ""), from, signal)) {
-        const object = event.entry.value as APIObject;
-        if (event.type !== "delete" && object.metadata.deletionTimestamp) this.enqueue(object.metadata.name ?? "");
-      }
-    } catch {
-      // The store went away or compacted past us: rescan from the newest state, unless stopping.
-      this.restartLater(signal);
-    }
-  }
-
-  private restartLater(signal: AbortSignal): void {
-    if (signal.aborted) return;
-    const cancel = this.clock.setTimer(1000, () => {
-      this.timers.delete(cancel);
-      void this.restart(signal);
+  /** Sweeps every terminating namespace and watches for more. */
+  private async load(): Promise<void> {
+    const signal = this.loop.begin();
+    const from = await this.input.store.revision();
+    const prefix = collectionPrefix(this.namespaces, "");
+    const { entries } = await this.input.store.list(prefix);
+    for (const entry of entries) if ((entry.value as APIObject).metadata.deletionTimestamp) this.enqueue(wireObject(entry).metadata.name ?? "");
+    this.loop.follow(prefix, from, signal, (event) => {
+      const object = event.entry.value as APIObject;
+      if (event.type !== "delete" && object.metadata.deletionTimestamp) this.enqueue(object.metadata.name ?? "");
     });
-    this.timers.add(cancel);
-  }
-
-  private async restart(signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return;
-    let from: number;
-    try {
-      from = await this.store.revision();
-      const { entries } = await this.store.list(collectionPrefix(this.namespaces, ""));
-      for (const entry of entries) if ((entry.value as APIObject).metadata.deletionTimestamp) this.enqueue(wireObject(entry).metadata.name ?? "");
-    } catch {
-      // The store is still away (etcd down): try again later rather than crash the process.
-      this.restartLater(signal);
-      return;
-    }
-    void this.watchNamespaces(from, signal);
-  }
-
-  /**
-   * Refuses writes into a namespace that does not exist (404) or is terminating (403).
-   * @throws StatusError
-   */
-  async guard(served: ServedResource, namespace: string, name: string): Promise<void> {
-    // As the reference's admission plugin: a cached (possibly stale) read first, a consistent one
-    // only when the cache does not know the namespace (it may have just been created).
-    const key = namespaceKey(namespace);
-    const entry = (hasCachedReads(this.store) ? await this.store.getCached(key, 0) : undefined) ?? (await this.store.get(key));
-    if (!entry) throw notFound({ group: "", resource: "namespaces" }, namespace);
-    const object = entry.value as APIObject;
-    if (object.metadata.deletionTimestamp || (object.status as { phase?: string } | undefined)?.phase === "Terminating") {
-      throw forbidden(served.qualifiedResource, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
-    }
   }
 
   private enqueue(name: string): void {
-    if (this.running.has(name) || this.controller?.signal.aborted) return;
+    if (this.running.has(name) || !this.loop.running) return;
     this.running.add(name);
     void this.sweep(name).finally(() => this.running.delete(name));
   }
@@ -125,11 +88,11 @@ export class NamespaceLifecycle {
     let remaining = 0;
     try {
       for (const served of this.namespaced()) {
-        const { entries } = await this.store.list(collectionPrefix(served, name));
+        const { entries } = await this.input.store.list(collectionPrefix(served, name));
         for (const entry of entries) {
           const object = wireObject(entry);
           try {
-            const result = await this.objects.delete(served, name, object.metadata.name ?? "", { dryRun: false });
+            const result = await this.input.objects.delete(served, name, object.metadata.name ?? "", { dryRun: false });
             if (result.body.kind !== "Status") remaining++;
           } catch (error) {
             if (!isNotFound(error)) remaining++;
@@ -137,13 +100,13 @@ export class NamespaceLifecycle {
         }
       }
       if (remaining === 0) {
-        const finalizer = namespaceFinalizer(this.domain);
-        await this.objects.guaranteedUpdate(this.namespaces, "", name, { dryRun: false }, async (current) => {
+        const finalizer = namespaceFinalizer(this.input.domain);
+        await this.input.objects.guaranteedUpdate(this.namespaces, "", name, { dryRun: false }, async (current) => {
           const next = structuredClone(current) as APIObject;
           const spec = (next.spec ?? {}) as { finalizers?: string[] };
           spec.finalizers = (spec.finalizers ?? []).filter((f) => f !== finalizer);
           next.spec = spec;
-          return { kind: "update", object: await this.objects.beforeUpdate(this.namespaces, next, current, controllerWrite()) };
+          return { kind: "update", object: await this.input.objects.beforeUpdate(this.namespaces, next, current, controllerWrite()) };
         });
         return;
       }
@@ -152,16 +115,11 @@ export class NamespaceLifecycle {
       // Gone already: nothing to do. Anything else (a conflict, a store hiccup): try again later.
       if (isNotFound(error)) return;
     }
-    if (this.controller?.signal.aborted) return;
-    const cancel = this.clock.setTimer(1000, () => {
-      this.timers.delete(cancel);
-      this.enqueue(name);
-    });
-    this.timers.add(cancel);
+    this.loop.later(1000, () => this.enqueue(name));
   }
 
   private async setCondition(name: string, remaining: number): Promise<void> {
-    await this.objects.guaranteedUpdate(this.namespaces, "", name, { dryRun: false }, async (current) => {
+    await this.input.objects.guaranteedUpdate(this.namespaces, "", name, { dryRun: false }, async (current) => {
       const next = structuredClone(current) as APIObject;
       const status = (next.status ?? {}) as { phase?: string; conditions?: Record<string, string>[] };
       const others = (status.conditions ?? []).filter((c) => c.type !== "NamespaceContentRemaining");
@@ -169,13 +127,13 @@ export class NamespaceLifecycle {
       others.push({
         type: "NamespaceContentRemaining",
         status: "True",
-        lastTransitionTime: previous?.lastTransitionTime ?? formatTime(this.clock.now()),
+        lastTransitionTime: previous?.lastTransitionTime ?? formatTime(this.input.clock.now()),
         reason: "SomeResourcesRemain",
         message: `Some resources are remaining: ${remaining} objects with finalizers`,
       });
       status.conditions = others;
       next.status = status;
-      return { kind: "update", object: await this.objects.beforeUpdate(this.namespaces, next, current, controllerWrite()) };
+      return { kind: "update", object: await this.input.objects.beforeUpdate(this.namespaces, next, current, controllerWrite()) };
     });
   }
 }

@@ -1,12 +1,11 @@
 import { alreadyExists, conflict, type APIObject } from "@orch/meta";
-import { configMapType, namespaceType } from "@orch/resources";
+import { configMapType } from "@orch/resources";
 import { FakeClock, MemoryStore, type Store } from "@orch/store";
 import { describe, expect, it } from "vitest";
 import { ObjectStore, type WriteOptions } from "./object-store.js";
 import { objectKey, serveResource } from "./served-resource.js";
 
 const configMaps = serveResource(configMapType, "", configMapType.versions[0] as (typeof configMapType.versions)[number]);
-const namespaces = serveResource(namespaceType, "", namespaceType.versions[0] as (typeof namespaceType.versions)[number]);
 const write = (dryRun = false): WriteOptions => ({ dryRun, fieldValidation: "Ignore", warnings: [] });
 const cm = (metadata: APIObject["metadata"], data: Record<string, string> = {}): APIObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { namespace: "default", ...metadata }, data });
 
@@ -39,7 +38,7 @@ function setup(failures: Partial<Record<"create" | "update", number>> = {}) {
   const clock = new FakeClock();
   const memory = new MemoryStore({ clock });
   const store = flaky(memory, failures);
-  const objects = new ObjectStore(store, clock, "orch.io", async () => {});
+  const objects = new ObjectStore(store, clock, "orch.io", () => undefined);
   return { memory, store, objects };
 }
 
@@ -170,14 +169,5 @@ describe("ObjectStore.guaranteedUpdate: the one write loop", () => {
       return { kind: "update", object: await objects.beforeUpdate(configMaps, next, current, write()) };
     });
     expect(await memory.get(objectKey(configMaps, "default", "a"))).toBeUndefined();
-  });
-
-  it("lets the kind's validateDelete refuse before anything is read (the built-in namespaces)", async () => {
-    const { objects } = setup();
-    await expect(objects.delete(namespaces, "", "orch-system", { dryRun: true })).rejects.toMatchObject({
-      code: 403,
-      message: 'namespaces "orch-system" is forbidden: this namespace may not be deleted',
-    });
-    await expect(objects.delete(namespaces, "", "other", { dryRun: true })).rejects.toMatchObject({ code: 404 });
   });
 });

@@ -24,12 +24,14 @@ import {
 } from "@orch/meta";
 import { actionKindOf, validateObjectMeta, validateObjectMetaUpdate } from "@orch/resources";
 import type { ActionSubresource, StrategyContext } from "@orch/resources";
+import type { AdmissionAttributes, AdmissionChain, Operation } from "@orch/admission";
 import { typeInfoOf, updateManagedFields, type JSONObject, type TypeNode } from "@orch/merge";
 import { deepFreeze, type Clock, type Entry, type Store } from "@orch/store";
 import { sameJSON } from "./same-json.js";
 import { mutableCopy, objectKey, wireObject, type ServedResource } from "./served-resource.js";
 import { successStatus } from "./responses.js";
 import type { UserInfo } from "./api-request.js";
+import { admissionAttributes, type WriteDescription } from "./admission.js";
 
 /** `fieldValidation`: what to do with fields the schema does not know. */
 export type FieldValidation = "Ignore" | "Warn" | "Strict";
@@ -46,8 +48,18 @@ export interface WriteOptions {
   fieldManager?: string;
   /** The object's `managedFields` were already computed by server-side apply. */
   applied?: boolean;
-  /** The caller, for the kind's `checkWriteAccess` (RBAC escalation, CSR approval). */
+  /**
+   * The caller, for admission and the kind's `checkWriteAccess` (RBAC escalation, CSR
+   * approval); the server's own writes have none (admission sees them as `system:apiserver`).
+   */
   user?: UserInfo;
+  /** The write is a patch or an apply (admission shows PatchOptions rather than UpdateOptions). */
+  patch?: boolean;
+  /**
+   * The write is admission's own (a ResourceQuota's charge on `status.used`): it is not admitted
+   * again, so charging a quota costs one write and never calls webhooks back.
+   */
+  admitted?: boolean;
 }
 
 /** What the current object must be for a write to go ahead (DeleteOptions `preconditions`). */
@@ -59,6 +71,10 @@ export interface Preconditions {
 /** DeleteOptions, from the body or the query. */
 export interface DeleteOptions {
   dryRun: boolean;
+  /** The caller, for admission. */
+  user?: UserInfo;
+  /** Warnings for the response's `Warning` headers; admission appends. */
+  warnings?: string[];
   propagationPolicy?: "Orphan" | "Background" | "Foreground";
   gracePeriodSeconds?: number;
   preconditions?: Preconditions;
@@ -119,9 +135,6 @@ export interface UpdateFlags {
   preconditions?: Preconditions;
 }
 
-/** Decides whether a write may go into a namespace (it exists and is not terminating). */
-export type NamespaceGuard = (served: ServedResource, namespace: string, name: string) => Promise<void>;
-
 const generateNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
 
 /**
@@ -172,7 +185,7 @@ export function storedTypeInfo(served: ServedResource): TypeNode {
 }
 
 /** What the server lends every strategy beyond the domain and the time (see `StrategyContext`). */
-export type StrategyServices = Pick<StrategyContext, "get" | "serviceAccountTokens" | "reviewToken" | "authorize" | "rulesFor" | "uncoveredRules">;
+export type StrategyServices = Pick<StrategyContext, "get" | "serviceAccountTokens" | "reviewToken" | "authorize" | "rulesFor" | "uncoveredRules" | "reviewImages">;
 
 /** The generic object store of one server: the write rules every kind shares. */
 export class ObjectStore {
@@ -180,9 +193,51 @@ export class ObjectStore {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly domain: string,
-    private readonly guardNamespace: NamespaceGuard,
+    private readonly admission: () => AdmissionChain | undefined,
     private readonly services: StrategyServices = {},
   ) {}
+
+  /**
+   * The mutating phase of admission for one write: the attributes after every mutating plugin
+   * ran (`attrs.object` is what to write on), or `undefined` when no plugin looks at the
+   * operation. The validating phase runs later on the same attributes ({@link validateAdmission}).
+   */
+  private async admit(served: ServedResource, write: Omit<WriteDescription, "warnings"> & { warnings?: string[]; admitted?: boolean }): Promise<AdmissionAttributes | undefined> {
+    const chain = this.admission();
+    if (write.admitted || !chain?.handles(write.operation)) return undefined;
+    const attrs = admissionAttributes(served, this.domain, { ...write, warnings: write.warnings ?? [] });
+    await chain.admit(attrs);
+    return attrs;
+  }
+
+  /** The validating phase of admission on `attrs` (from {@link admit}), with `object` as finally written. */
+  private async validateAdmission(attrs: AdmissionAttributes | undefined, object?: APIObject): Promise<void> {
+    if (!attrs) return;
+    if (object) {
+      attrs.object = object;
+      attrs.name = object.metadata.name ?? attrs.name;
+    }
+    await this.admission()?.validate(attrs);
+  }
+
+  /** The description of a create or update for {@link admit}. */
+  private describe(operation: Operation, namespace: string, object: APIObject, old: APIObject | undefined, opts: WriteOptions): Omit<WriteDescription, "warnings"> & { warnings: string[]; admitted?: boolean } {
+    const write: Omit<WriteDescription, "warnings"> & { warnings: string[]; admitted?: boolean } = {
+      operation,
+      namespace,
+      name: object.metadata.name ?? "",
+      object,
+      oldObject: old,
+      subresource: opts.subresource ?? "",
+      optionsKind: operation === "CREATE" ? "CreateOptions" : opts.patch ? "PatchOptions" : "UpdateOptions",
+      dryRun: opts.dryRun,
+      user: opts.user,
+      warnings: opts.warnings,
+    };
+    if (opts.fieldManager) write.fieldManager = opts.fieldManager;
+    if (opts.admitted) write.admitted = true;
+    return write;
+  }
 
   /**
    * The context strategy hooks and version defaults run in: the domain, now, the server's
@@ -324,15 +379,15 @@ export class ObjectStore {
 
   /**
    * BeforeCreate: makes `input` (decoded, mutable; changed in place) a new object of `served` in
-   * `namespace`: a name from `generateName`, uid, timestamps, generation, the kind's defaults and
-   * create rules, validation, the namespace guard, and `managedFields`. The result is what a
-   * `create` decision stores.
+   * `namespace`: a name from `generateName`, the kind's defaults, mutating admission, uid,
+   * timestamps, generation, the kind's create rules, validation, validating admission, and
+   * `managedFields`. The result is what a `create` decision stores.
    * @throws StatusError 400 for a namespace that disagrees with the request's or a set
-   *   resourceVersion, 422 for an invalid object, 404/403 for a missing or terminating namespace.
+   *   resourceVersion, 422 for an invalid object, and what admission refuses (404/403 for a
+   *   missing or terminating namespace, a webhook's denial, ...).
    */
   async prepareCreate(served: ServedResource, namespace: string, input: APIObject, opts: WriteOptions): Promise<APIObject> {
-    const object = input;
-    const meta = object.metadata;
+    const meta = input.metadata;
     if (served.namespaced) {
       if (meta.namespace && namespace && meta.namespace !== namespace) {
         throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
@@ -344,19 +399,27 @@ export class ObjectStore {
     if (meta.resourceVersion) throw badRequest("resourceVersion should not be set on objects to be created");
     if (!meta.name && meta.generateName) meta.name = generatedName(meta.generateName);
     const ctx = this.strategyContext();
-    meta.uid = crypto.randomUUID();
-    meta.creationTimestamp = formatTime(ctx.now);
-    meta.generation = 1;
-    delete meta.deletionTimestamp;
-    delete meta.deletionGracePeriodSeconds;
     const strategy = served.type.strategy;
+    strategy?.defaults?.(input, ctx);
+    // Mutating admission sees the defaulted object; what the server owns is set after it.
+    const attrs = await this.admit(served, this.describe("CREATE", meta.namespace ?? "", input, undefined, opts));
+    const object = attrs?.object ?? input;
+    // A webhook's patch replaced the object: default it again, as decoding its answer would.
+    if (object !== input) strategy?.defaults?.(object, ctx);
+    const created = object.metadata;
+    if (served.namespaced) created.namespace = meta.namespace ?? "";
+    else delete created.namespace;
+    created.uid = crypto.randomUUID();
+    created.creationTimestamp = formatTime(ctx.now);
+    created.generation = 1;
+    delete created.deletionTimestamp;
+    delete created.deletionGracePeriodSeconds;
     // A kind with a status sub-resource starts without status; its strategy may set one.
     if (served.type.subresources?.includes("status") && !strategy?.statusOnCreate) delete object.status;
-    strategy?.defaults?.(object, ctx);
     strategy?.prepareForCreate?.(object, ctx);
     const errors = [...validateObjectMeta(object, this.metaOptions(served), ctx), ...(strategy?.validate?.(object, ctx) ?? [])];
-    if (errors.length) this.invalid(served, meta.name ?? "", errors);
-    if (served.namespaced) await this.guardNamespace(served, meta.namespace ?? "", meta.name as string);
+    if (errors.length) this.invalid(served, created.name ?? "", errors);
+    await this.validateAdmission(attrs, object);
     await this.checkWriteAccess(served, object, undefined, opts);
     return this.track(served, undefined, object, opts);
   }
@@ -371,16 +434,18 @@ export class ObjectStore {
 
   /**
    * BeforeUpdate: what every update of a stored object runs on the object a verb built from
-   * `current` (mutable; changed in place): the resourceVersion precondition when `pinned`, the
-   * server-owned metadata of `current`, defaults, generation, the validation of the main
-   * resource or of `opts.subresource`, and `managedFields`. The result is what an `update`
-   * decision stores.
+   * `current` (mutable; changed in place): the resourceVersion precondition when `pinned`,
+   * mutating admission, the server-owned metadata of `current`, defaults, generation, the
+   * validation of the main resource or of `opts.subresource`, validating admission, and
+   * `managedFields`. The result is what an `update` decision stores.
    * @throws StatusError 409 when `pinned` and `object`'s resourceVersion is not `current`'s, 422
-   *   for an invalid object.
+   *   for an invalid object, and what admission refuses.
    */
   async beforeUpdate(served: ServedResource, object: APIObject, current: APIObject, opts: WriteOptions, pinned = false): Promise<APIObject> {
     if (pinned && object.metadata.resourceVersion !== current.metadata.resourceVersion) throw conflict(served.qualifiedResource, object.metadata.name ?? "");
-    const prepared = this.prepareUpdate(served, object, current, opts.subresource ?? "");
+    const attrs = await this.admit(served, this.describe("UPDATE", current.metadata.namespace ?? "", object, current, opts));
+    const prepared = this.prepareUpdate(served, attrs?.object ?? object, current, opts.subresource ?? "");
+    await this.validateAdmission(attrs, prepared);
     await this.checkWriteAccess(served, prepared, current, opts);
     return this.track(served, current, prepared, opts);
   }
@@ -478,8 +543,12 @@ export class ObjectStore {
    */
   async act(served: ServedResource, namespace: string, name: string, actionName: string, action: ActionSubresource, request: APIObject, opts: WriteOptions): Promise<WriteResult> {
     return this.guaranteedUpdate(served, namespace, name, { dryRun: opts.dryRun }, async (current) => {
+      const write = { ...this.describe("CREATE", namespace, request, undefined, { ...opts, subresource: actionName }), name, kind: actionKindOf(action, this.domain) };
+      const attrs = await this.admit(served, write);
+      const body = attrs?.object ?? request;
+      await this.validateAdmission(attrs);
       const parent = mutableCopy(current);
-      const outcome = await action.act(parent, request, this.strategyContext());
+      const outcome = await action.act(parent, body, this.strategyContext());
       if (Array.isArray(outcome)) throw invalid({ group: actionKindOf(action, this.domain).group, kind: action.kind }, name, outcome);
       const answer: WriteResult = { code: outcome.code, body: outcome.body as APIObject };
       if (outcome.parent === "none") return { kind: "noop", answer };
@@ -499,22 +568,37 @@ export class ObjectStore {
     if (served.namespaced && namespace) object.metadata.namespace = namespace;
     const strategy = served.type.strategy;
     strategy?.defaults?.(object, ctx);
-    const errors = strategy?.validate?.(object, ctx) ?? [];
-    if (errors.length) this.invalid(served, object.metadata.name ?? "", errors);
     if (!strategy?.evaluate) throw methodNotAllowed(served.qualifiedResource, "create");
-    return { code: 201, body: await strategy.evaluate(object, ctx) };
+    const opts: WriteOptions = { dryRun: false, fieldValidation: "Ignore", warnings: [], ...(user ? { user } : {}) };
+    const attrs = await this.admit(served, this.describe("CREATE", namespace, object, undefined, opts));
+    const admitted = attrs?.object ?? object;
+    const errors = strategy?.validate?.(admitted, ctx) ?? [];
+    if (errors.length) this.invalid(served, admitted.metadata.name ?? "", errors);
+    await this.validateAdmission(attrs, admitted);
+    return { code: 201, body: await strategy.evaluate(admitted, ctx) };
   }
 
   /**
-   * DELETE of one object: the kind's `validateDelete` first, then, with the preconditions, the
-   * first phase (`deletionTimestamp`, the propagation finalizers, the kind's `prepareForDelete`)
+   * DELETE of one object: with the preconditions, admission (DELETE, the stored object as the old one), then the first phase (`deletionTimestamp`, the propagation finalizers, the kind's `prepareForDelete`)
    * while finalizers remain, else the removal.
    */
   async delete(served: ServedResource, namespace: string, name: string, options: DeleteOptions): Promise<WriteResult> {
     const strategy = served.type.strategy;
-    strategy?.validateDelete?.(name, this.strategyContext());
     const flags = { dryRun: options.dryRun, ...(options.preconditions ? { preconditions: options.preconditions } : {}) };
-    return this.guaranteedUpdate(served, namespace, name, flags, (current) => {
+    return this.guaranteedUpdate(served, namespace, name, flags, async (current) => {
+      const attrs = await this.admit(served, {
+        operation: "DELETE",
+        namespace,
+        name,
+        object: undefined,
+        oldObject: current,
+        subresource: "",
+        optionsKind: "DeleteOptions",
+        dryRun: options.dryRun,
+        user: options.user,
+        warnings: options.warnings ?? [],
+      });
+      await this.validateAdmission(attrs);
       const finalizers = [...(current.metadata.finalizers ?? [])];
       if (options.propagationPolicy === "Foreground" && !finalizers.includes("foregroundDeletion")) finalizers.push("foregroundDeletion");
       if (options.propagationPolicy === "Orphan" && !finalizers.includes("orphan")) finalizers.push("orphan");

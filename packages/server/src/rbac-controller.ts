@@ -7,20 +7,10 @@
  */
 import { aggregatedRules, bootstrapPolicy, RBACIndex, reconcileBinding, reconcileRole, type ClusterRole, type ClusterRoleBinding, type RBACKind, type Role, type RoleBinding } from "@orch/authz";
 import { isAlreadyExists, isNotFound, type APIObject } from "@orch/meta";
-import type { Clock, Store } from "@orch/store";
-import type { ObjectStore, WriteOptions } from "./object-store.js";
+import { ControlLoop, messageOf, type ControllerInput } from "./control-loop.js";
+import type { WriteOptions } from "./object-store.js";
 import { sameJSON } from "./same-json.js";
 import { collectionPrefix, mutableCopy, objectKey, wireObject, type ServedResource } from "./served-resource.js";
-
-/** What the controller needs of the server. */
-export interface RBACControllerInput {
-  domain: string;
-  store: Store;
-  clock: Clock;
-  objects: ObjectStore;
-  served(group: string, resource: string): ServedResource | undefined;
-  log: (message: string) => void;
-}
 
 const kinds: readonly { kind: RBACKind; resource: string }[] = [
   { kind: "ClusterRole", resource: "clusterroles" },
@@ -36,16 +26,19 @@ const systemWrite = (manager: string): WriteOptions => ({ dryRun: false, fieldVa
 export class RBACController {
   /** The index the RBAC authorizer reads. */
   readonly index = new RBACIndex();
-  readonly #input: RBACControllerInput;
+  readonly #input: ControllerInput;
+  readonly #loop: ControlLoop;
   readonly #clusterRoles = new Map<string, ClusterRole>();
-  #controller: AbortController | undefined;
-  readonly #timers = new Set<() => void>();
   #aggregating: Promise<void> = Promise.resolve();
   /** An aggregation pass is queued and has not started yet. */
   #queued = false;
 
-  constructor(input: RBACControllerInput) {
+  constructor(input: ControllerInput) {
     this.#input = input;
+    this.#loop = new ControlLoop(input, {
+      reload: () => this.#load(),
+      reloadFailed: (error) => input.log(`RBAC: relist failed: ${messageOf(error)}`),
+    });
   }
 
   #served(resource: string): ServedResource {
@@ -62,10 +55,7 @@ export class RBACController {
 
   /** Stops watching. */
   stop(): void {
-    this.#controller?.abort();
-    this.#controller = undefined;
-    for (const cancel of this.#timers) cancel();
-    this.#timers.clear();
+    this.#loop.stop();
   }
 
   async #reconcileBootstrapPolicy(): Promise<void> {
@@ -107,9 +97,7 @@ export class RBACController {
    * from that revision.
    */
   async #load(): Promise<void> {
-    this.#controller?.abort();
-    const controller = new AbortController();
-    this.#controller = controller;
+    const signal = this.#loop.begin();
     const revision = await this.#input.store.revision();
     const listed = new Map<RBACKind, APIObject[]>();
     for (const { kind, resource } of kinds) {
@@ -125,7 +113,20 @@ export class RBACController {
     });
     this.#clusterRoles.clear();
     for (const role of of<ClusterRole>("ClusterRole")) this.#clusterRoles.set(role.metadata.name ?? "", role);
-    for (const { kind, resource } of kinds) void this.#watch(kind, resource, revision, controller.signal);
+    for (const { kind, resource } of kinds) {
+      this.#loop.follow(
+        collectionPrefix(this.#served(resource), ""),
+        revision,
+        signal,
+        (event) => {
+          const type = event.type === "delete" ? "DELETED" : event.type === "create" ? "ADDED" : "MODIFIED";
+          this.#apply(type, kind, wireObject(event.entry));
+          if (kind === "ClusterRole") void this.#aggregateAll();
+        },
+        // Compacted past us or the store went away: the loop starts over from a fresh list.
+        (error) => this.#input.log(`RBAC: the ${resource} watch ended (${messageOf(error)}); relisting`),
+      );
+    }
     await this.#aggregateAll();
   }
 
@@ -135,26 +136,6 @@ export class RBACController {
     const name = object.metadata.name ?? "";
     if (type === "DELETED") this.#clusterRoles.delete(name);
     else this.#clusterRoles.set(name, object as unknown as ClusterRole);
-  }
-
-  async #watch(kind: RBACKind, resource: string, from: number, signal: AbortSignal): Promise<void> {
-    try {
-      for await (const event of this.#input.store.watch(collectionPrefix(this.#served(resource), ""), from, signal)) {
-        const type = event.type === "delete" ? "DELETED" : event.type === "create" ? "ADDED" : "MODIFIED";
-        const object = wireObject(event.entry);
-        this.#apply(type, kind, object);
-        if (kind === "ClusterRole") void this.#aggregateAll();
-      }
-    } catch (error) {
-      if (signal.aborted) return;
-      // Compacted past us or the store went away: start over from a fresh list.
-      this.#input.log(`RBAC: the ${resource} watch ended (${error instanceof Error ? error.message : String(error)}); relisting`);
-      const cancel = this.#input.clock.setTimer(1000, () => {
-        this.#timers.delete(cancel);
-        if (!signal.aborted) this.#load().catch((e: unknown) => this.#input.log(`RBAC: relist failed: ${e instanceof Error ? e.message : String(e)}`));
-      });
-      this.#timers.add(cancel);
-    }
   }
 
   /**
@@ -173,7 +154,7 @@ export class RBACController {
         const rules = aggregatedRules(role, all);
         if (rules === undefined || sameJSON(rules as never, (role.rules ?? []) as never)) continue;
         await this.#writeRules(role.metadata.name ?? "", rules).catch((error: unknown) => {
-          if (!isNotFound(error)) this.#input.log(`RBAC: aggregating ClusterRole ${role.metadata.name ?? ""} failed: ${error instanceof Error ? error.message : String(error)}`);
+          if (!isNotFound(error)) this.#input.log(`RBAC: aggregating ClusterRole ${role.metadata.name ?? ""} failed: ${messageOf(error)}`);
         });
       }
     });

@@ -1,12 +1,13 @@
 /**
  * The access kinds of the catalog: admission webhook configurations, the access reviews
  * (SubjectAccessReview and its local and self kin, SelfSubjectRulesReview), TokenReview,
- * SelfSubjectReview, CertificateSigningRequest, and RBAC's roles and bindings.
+ * SelfSubjectReview, ImageReview, CertificateSigningRequest, and RBAC's roles and bindings.
  * @module
  */
 import { certificateSigningRequestType } from "../certificate-signing-request.js";
 import { clusterRoleBindingType } from "../cluster-role-binding.js";
 import { clusterRoleType } from "../cluster-role.js";
+import { imageReviewType } from "../image-review.js";
 import { localSubjectAccessReviewType } from "../local-subject-access-review.js";
 import { mutatingWebhookConfigurationType } from "../mutating-webhook-configuration.js";
 import type { ResourceType } from "../resource-type.js";
@@ -22,9 +23,9 @@ import { validatingWebhookConfigurationType } from "../validating-webhook-config
 /**
  * MutatingWebhookConfiguration and ValidatingWebhookConfiguration (`admissionregistration`,
  * `v1` and `v1beta1`), SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectAccessReview,
- * SelfSubjectRulesReview, TokenReview and SelfSubjectReview (virtual),
- * CertificateSigningRequest, and Role, ClusterRole, RoleBinding and ClusterRoleBinding
- * (`rbac.authorization`).
+ * SelfSubjectRulesReview, TokenReview and SelfSubjectReview (virtual), ImageReview
+ * (`imagepolicy/v1alpha1`, virtual, off by default), CertificateSigningRequest, and Role,
+ * ClusterRole, RoleBinding and ClusterRoleBinding (`rbac.authorization`).
  */
 export const accessResources: readonly ResourceType[] = [
   mutatingWebhookConfigurationType,
@@ -35,6 +36,7 @@ export const accessResources: readonly ResourceType[] = [
   selfSubjectRulesReviewType,
   tokenReviewType,
   selfSubjectReviewType,
+  imageReviewType,
   certificateSigningRequestType,
   roleType,
   clusterRoleType,

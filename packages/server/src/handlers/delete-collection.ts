@@ -10,7 +10,7 @@ import type { APIResponse } from "../api-request.js";
 import { collectionPrefix, wireObject } from "../served-resource.js";
 import { readRequestBody } from "./decode.js";
 import type { ResourceCall } from "./handler-context.js";
-import { deleteOptions, selection } from "./request-options.js";
+import { requestDeleteOptions, selection } from "./request-options.js";
 
 /**
  * Serves `deletecollection`.
@@ -19,7 +19,7 @@ import { deleteOptions, selection } from "./request-options.js";
  */
 export async function deleteCollection(call: ResourceCall): Promise<APIResponse> {
   const { ctx, served, query } = call;
-  const options = deleteOptions(readRequestBody(call, true), query);
+  const options = requestDeleteOptions(call, readRequestBody(call, true));
   const { predicate } = selection(served, query);
   const chunk = await listChunk(ctx.store, collectionPrefix(served, call.namespace), planRead("list", {}), {
     ...(predicate ? { predicate } : {}),

@@ -8,18 +8,18 @@ import { methodNotAllowed } from "@orch/meta";
 import type { APIResponse } from "../api-request.js";
 import { readRequestBody } from "./decode.js";
 import type { ResourceCall } from "./handler-context.js";
-import { deleteOptions } from "./request-options.js";
+import { requestDeleteOptions } from "./request-options.js";
 
 /**
  * Serves `delete`: 200 (202 for foreground deletion) with a Success Status or the object, as
  * the kind's `deleteReturnsObject` says.
  * @throws StatusError 405 for a sub-resource, 400 for bad options, 404 for a missing object,
- *   409 for failed preconditions, and what the kind's `validateDelete` throws.
+ *   409 for failed preconditions, and what admission refuses.
  */
 export async function deleteObject(call: ResourceCall): Promise<APIResponse> {
   const { ctx, served, info } = call;
   if (info.subresource) throw methodNotAllowed(served.qualifiedResource, "delete");
-  const options = deleteOptions(readRequestBody(call, true), call.query);
+  const options = requestDeleteOptions(call, readRequestBody(call, true));
   const result = await ctx.objects.delete(served, call.namespace, info.name, options);
-  return call.encode(result.code, result.body);
+  return call.encode(result.code, result.body, options.warnings);
 }

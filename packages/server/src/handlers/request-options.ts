@@ -86,6 +86,19 @@ export function writeOptions(call: ResourceCall): WriteOptions {
     fieldManager: fieldManagerOf(call, call.info.verb === "patch" && isApplyPatch(call.request.headers.get("content-type"))),
   };
   if (call.request.user) options.user = call.request.user;
+  if (call.info.verb === "patch") options.patch = true;
+  return options;
+}
+
+/**
+ * The options of a DELETE request: {@link deleteOptions} of its body and query, with its caller
+ * and a list for admission's warnings.
+ * @throws StatusError 400 for a body of another kind or a bad value.
+ */
+export function requestDeleteOptions(call: ResourceCall, body: unknown): DeleteOptions {
+  const options = deleteOptions(body, call.query);
+  options.warnings = [];
+  if (call.request.user) options.user = call.request.user;
   return options;
 }
 
