@@ -194,6 +194,61 @@ describe("runAPIServer", () => {
     expect(missing.text).toContain(`--client-ca-file ${join(dir, "nope.crt")}: ENOENT`);
   });
 
+  it("exits 1 naming the plugin or the file for an unknown or removed admission plugin, or a configuration that does not parse", async () => {
+    await ensureCertificates(dir, { bindAddress: "127.0.0.1" });
+    const run = async (flags: string[]) => {
+      const stderr = capture();
+      const code = await runAPIServer(["--secure-port", "0", "--data-dir", dir, ...flags], { stdout: capture(), stderr, signal: stop.signal, createServer: fakeServer });
+      return { code, text: stderr.text };
+    };
+    const removed = await run(["--enable-admission-plugins", "NodeRestriction,PodSecurityPolicy"]);
+    expect(removed.code).toBe(1);
+    expect(removed.text).toContain('admission plugin "PodSecurityPolicy" was removed in v1.25');
+    expect(await run(["--disable-admission-plugins", "Nope"])).toEqual({ code: 1, text: expect.stringContaining('disable-admission-plugins plugin "Nope" is unknown') });
+    const broken = join(dir, "admission.yaml");
+    await writeFile(broken, "apiVersion: apiserver.config.orch.io/v1\nkind: AdmissionConfiguration\nplugins: [\n");
+    expect(await run(["--admission-control-config-file", broken])).toEqual({ code: 1, text: expect.stringContaining(`--admission-control-config-file ${broken}: `) });
+    const config = join(dir, "admission-path.yaml");
+    await writeFile(config, "apiVersion: apiserver.config.orch.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: PodNodeSelector\n  path: selectors.yaml\n");
+    await writeFile(join(dir, "selectors.yaml"), "podNodeSelectorPluginConfig: {\n");
+    expect(await run(["--admission-control-config-file", config])).toEqual({ code: 1, text: expect.stringContaining(`plugin PodNodeSelector: ${join(dir, "selectors.yaml")}: `) });
+  });
+
+  it("hands the admission flags and each plugin's configuration (inline or by path) to the server", async () => {
+    const config = join(dir, "admission-good.yaml");
+    await writeFile(
+      config,
+      [
+        "apiVersion: apiserver.config.orch.io/v1",
+        "kind: AdmissionConfiguration",
+        "plugins:",
+        "- name: PodNodeSelector",
+        "  path: node-selectors.yaml",
+        "- name: PodSecurity",
+        "  configuration:",
+        "    apiVersion: pod-security.admission.config.orch.io/v1",
+        "    kind: PodSecurityConfiguration",
+        "    defaults: { enforce: baseline }",
+        "",
+      ].join("\n"),
+    );
+    await writeFile(join(dir, "node-selectors.yaml"), "podNodeSelectorPluginConfig:\n  clusterDefaultNodeSelector: env=prod\n");
+    const { fake } = await start(["--secure-port", "0", "--data-dir", dir, "--enable-admission-plugins", "PodNodeSelector,NodeRestriction", "--disable-admission-plugins", "ResourceQuota"]);
+    const admission = fake.options?.admission as { plugins: string[] };
+    expect(admission.plugins).toContain("NodeRestriction");
+    expect(admission.plugins).not.toContain("ResourceQuota");
+    // The fixed order, whatever the flags' order.
+    expect(admission.plugins.indexOf("NodeRestriction")).toBeLessThan(admission.plugins.indexOf("PodNodeSelector"));
+    stop.abort();
+    await running;
+    stop = new AbortController();
+    const { fake: configured } = await start(["--secure-port", "0", "--data-dir", dir, "--admission-control-config-file", config]);
+    expect((configured.options?.admission as { configuration: unknown }).configuration).toEqual({
+      PodNodeSelector: { podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: "env=prod" } },
+      PodSecurity: { apiVersion: "pod-security.admission.config.orch.io/v1", kind: "PodSecurityConfiguration", defaults: { enforce: "baseline" } },
+    });
+  });
+
   it("exits 1 with a message when the port is taken", async () => {
     const blocker: Server = createServer();
     await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", r));
