@@ -1,10 +1,11 @@
 /**
  * Bootstrap tokens: `<id>.<secret>` bearer tokens backed by a Secret `bootstrap-token-<id>` in
  * the system namespace, which nodes use to join a cluster (the reference's
- * `plugin/pkg/auth/authenticator/token/bootstrap`), and the token format other code shares.
+ * `plugin/pkg/auth/authenticator/token/bootstrap`), and what other code shares: the token format
+ * and the readers of a token Secret's data and expiration (`@orch/certificates` builds on them).
  * @module
  */
-import type { APIObject } from "@orch/meta";
+import { parseTime, type APIObject } from "@orch/meta";
 import { systemClock, type Clock } from "@orch/store";
 import { AuthenticationError, type AuthenticationResult, type TokenAuthenticator } from "./authenticator.js";
 import type { ObjectGetter } from "./object-getter.js";
@@ -53,8 +54,34 @@ export interface BootstrapTokenAuthenticatorOptions {
   log?: (message: string) => void;
 }
 
-/** The UTF-8 text of a base64 `data` value; `undefined` when it is not base64. */
-function decodeData(value: unknown): string | undefined {
+/** The data keys of a bootstrap token Secret (the reference's `bootstrapapi` constants). */
+export const bootstrapTokenKeys = {
+  /** Free text about the token. */
+  description: "description",
+  /** The token's id, which must match the Secret's name. */
+  tokenId: "token-id",
+  /** The token's secret. */
+  tokenSecret: "token-secret",
+  /** When the token expires, RFC 3339 (optional). */
+  expiration: "expiration",
+  /** The prefix of the usage keys, each `true` when the usage is enabled. */
+  usagePrefix: "usage-bootstrap-",
+  /** `true` when the token authenticates. */
+  usageAuthentication: "usage-bootstrap-authentication",
+  /** `true` when the token signs the `cluster-info` ConfigMap. */
+  usageSigning: "usage-bootstrap-signing",
+  /** Comma-separated groups beyond `system:bootstrappers`, each matching {@link bootstrapGroupPattern}. */
+  extraGroups: "auth-extra-groups",
+} as const;
+
+/**
+ * The value of `key` in a token Secret's `data` (base64, as Secrets are stored) as UTF-8 text:
+ * `""` when the key is absent (the reference's `GetData`), `undefined` when the value is not base64.
+ */
+export function bootstrapSecretValue(secret: APIObject, key: string): string | undefined {
+  const data = secret["data"];
+  const value = typeof data === "object" && data !== null ? (data as Record<string, unknown>)[key] : undefined;
+  if (value === undefined) return "";
   if (typeof value !== "string") return undefined;
   try {
     const binary = atob(value);
@@ -66,6 +93,39 @@ function decodeData(value: unknown): string | undefined {
   }
 }
 
+/**
+ * What a token Secret's `expiration` says: `never` when absent or empty, `at` an RFC 3339 time
+ * (`2026-01-01T00:00:00Z`; fractional seconds and `+hh:mm` offsets allowed) in ms since the
+ * epoch, `malformed` when it is not base64 (`value` undefined) or not such a time (a date that
+ * does not exist, `2026-02-30`, included).
+ */
+export type BootstrapTokenExpiration =
+  | { kind: "never" }
+  | { kind: "at"; at: number; value: string }
+  | { kind: "malformed"; value: string | undefined };
+
+/** The `expiration` of a token Secret; see {@link BootstrapTokenExpiration}. */
+export function bootstrapTokenExpiration(secret: APIObject): BootstrapTokenExpiration {
+  const value = bootstrapSecretValue(secret, bootstrapTokenKeys.expiration);
+  if (value === "") return { kind: "never" };
+  if (value === undefined) return { kind: "malformed", value };
+  try {
+    return { kind: "at", at: parseTime(value), value };
+  } catch {
+    return { kind: "malformed", value };
+  }
+}
+
+/**
+ * Whether a token Secret has expired at `now` (ms since the epoch), as the reference's
+ * `HasExpired`: its `expiration` is at or before `now`, or malformed (treated as expired); a
+ * Secret without `expiration` never expires.
+ */
+export function isBootstrapTokenExpired(secret: APIObject, now: number): boolean {
+  const expiration = bootstrapTokenExpiration(secret);
+  return expiration.kind === "malformed" || (expiration.kind === "at" && expiration.at <= now);
+}
+
 /** Whether `a` and `b` are equal, in time that depends only on their lengths. */
 function constantTimeEqual(a: string, b: string): boolean {
   const x = new TextEncoder().encode(a);
@@ -74,24 +134,6 @@ function constantTimeEqual(a: string, b: string): boolean {
   let diff = 0;
   for (let i = 0; i < x.length; i++) diff |= (x[i] as number) ^ (y[i] as number);
   return diff === 0;
-}
-
-/**
- * An RFC 3339 time (`2026-01-01T00:00:00Z`; fractional seconds and `+hh:mm` offsets allowed) in
- * milliseconds since the epoch; `undefined` when malformed or out of range (`2026-02-30`).
- */
-function parseRFC3339(value: string): number | undefined {
-  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:Z|([+-])(\d{2}):(\d{2}))$/.exec(value);
-  if (!match) return undefined;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const at = Date.UTC(year, month - 1, day, hour, minute, second);
-  const date = new Date(at);
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return undefined;
-  const offsetHours = Number(match[9] ?? 0);
-  const offsetMinutes = Number(match[10] ?? 0);
-  if (offsetHours > 23 || offsetMinutes > 59) return undefined;
-  const offset = (match[8] === "-" ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
-  return at + Math.floor(Number(`0${match[7] ?? ""}`) * 1000) - offset;
 }
 
 /**
@@ -137,22 +179,18 @@ export function bootstrapTokenAuthenticator(options: BootstrapTokenAuthenticator
       if (secret.metadata?.deletionTimestamp !== undefined) return refuse("is deleted and awaiting removal");
       const data = secret["data"];
       if (secret["type"] !== secretType || typeof data !== "object" || data === null) return refuse(`has invalid type, expected ${secretType}.`);
-      const get = (key: string): string | undefined => {
-        const value = (data as Record<string, unknown>)[key];
-        return value === undefined ? "" : decodeData(value);
-      };
-      const tokenSecret = get("token-secret");
+      const found = secret;
+      const get = (key: string): string | undefined => bootstrapSecretValue(found, key);
+      const tokenSecret = get(bootstrapTokenKeys.tokenSecret);
       if (tokenSecret === undefined || !constantTimeEqual(tokenSecret, parsed.secret)) return refuse("has invalid value for key token-secret.");
-      if (get("token-id") !== parsed.id) return refuse("has invalid value for key token-id.");
-      const expiration = get("expiration");
-      if (expiration === undefined) return refuse("has an expiration that is not base64: treating as expired.");
-      if (expiration !== "") {
-        const expires = parseRFC3339(expiration);
-        if (expires === undefined) return refuse(`has an unparseable expiration time (${expiration}): treating as expired.`);
-        if (expires <= clock.now()) return refuse(`has expired (${expiration}).`);
+      if (get(bootstrapTokenKeys.tokenId) !== parsed.id) return refuse("has invalid value for key token-id.");
+      const expiration = bootstrapTokenExpiration(found);
+      if (expiration.kind === "malformed") {
+        return refuse(expiration.value === undefined ? "has an expiration that is not base64: treating as expired." : `has an unparseable expiration time (${expiration.value}): treating as expired.`);
       }
-      if (get("usage-bootstrap-authentication") !== "true") return refuse("not marked usage-bootstrap-authentication=true.");
-      const extra = get("auth-extra-groups");
+      if (expiration.kind === "at" && expiration.at <= clock.now()) return refuse(`has expired (${expiration.value}).`);
+      if (get(bootstrapTokenKeys.usageAuthentication) !== "true") return refuse("not marked usage-bootstrap-authentication=true.");
+      const extra = get(bootstrapTokenKeys.extraGroups);
       if (extra === undefined) return refuse("has invalid value for key auth-extra-groups: not base64.");
       const groups = new Set([bootstrapDefaultGroup]);
       if (extra !== "") {

@@ -31,13 +31,18 @@ export { publicKeysFromPEM } from "./service-account-keys.js";
 export {
   bootstrapDefaultGroup,
   bootstrapGroupPattern,
+  bootstrapSecretValue,
   bootstrapTokenAuthenticator,
+  bootstrapTokenExpiration,
+  bootstrapTokenKeys,
   bootstrapTokenPattern,
   bootstrapTokenSecretPrefix,
   bootstrapUserPrefix,
+  isBootstrapTokenExpired,
   parseBootstrapToken,
   type BootstrapToken,
   type BootstrapTokenAuthenticatorOptions,
+  type BootstrapTokenExpiration,
 } from "./bootstrap-token.js";
 export { ExpiringCache } from "./expiring-cache.js";
 export { untilAborted } from "./until-aborted.js";

@@ -1,6 +1,7 @@
 import { formatFieldError, mergeMarkersOf, type APIObject, type FieldError } from "@orch/meta";
 import { describe, expect, it } from "vitest";
 import {
+  builtInSignerNames,
   checkSignerAccess,
   certificateSigningRequestStatusSchema,
   certificateSigningRequestType,
@@ -158,6 +159,28 @@ describe("CertificateSigningRequest", () => {
     expect(columns[2]?.cell(csr())).toBe("<none>");
     expect(csrConditionCell(csr())).toBe("Pending");
     expect(csrConditionCell(csr({}, { conditions: [{ type: "Denied", status: "True" }, { type: "Failed", status: "True" }] }))).toBe("Denied,Failed");
+  });
+});
+
+describe("builtInSignerNames", () => {
+  it("names the four signers after the domain, and the reference's under k8s.io", () => {
+    expect(builtInSignerNames("orch.io")).toEqual({
+      apiServerClient: "orch.io/orch-apiserver-client",
+      apiServerClientNodeAgent: "orch.io/orch-apiserver-client-nodeagent",
+      nodeAgentServing: "orch.io/nodeagent-serving",
+      legacyUnknown: "orch.io/legacy-unknown",
+    });
+    expect(builtInSignerNames("k8s.io")).toEqual({
+      apiServerClient: "kubernetes.io/kube-apiserver-client",
+      apiServerClientNodeAgent: "kubernetes.io/kube-apiserver-client-kubelet",
+      nodeAgentServing: "kubernetes.io/kubelet-serving",
+      legacyUnknown: "kubernetes.io/legacy-unknown",
+    });
+  });
+
+  it("refuses kubernetes.io/legacy-unknown in v1 under k8s.io", () => {
+    const errors = validateCertificateSigningRequest(csr({ signerName: "kubernetes.io/legacy-unknown" }), { domain: "k8s.io" });
+    expect(errors.map(formatFieldError)).toEqual(['spec.signerName: Invalid value: "kubernetes.io/legacy-unknown": the legacy signerName is not allowed via this API version']);
   });
 });
 

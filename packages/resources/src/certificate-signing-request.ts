@@ -27,6 +27,7 @@ import { jsonEqual, record, str } from "./internal/rules.js";
 import type { ResourceType, StrategyContext } from "./resource-type.js";
 import { atomicStrings, bytes, int32, named, time } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
+import { serviceAccountClaimKey } from "./token-request.js";
 
 
 /** `CertificateSigningRequestSpec`. */
@@ -158,9 +159,42 @@ export async function checkSignerAccess(object: APIObject, old: APIObject | unde
   }
 }
 
-/** The signer name v1 refuses: `<domain>/legacy-unknown`. */
+/** The names of the four built-in signers of a product domain; see {@link builtInSignerNames}. */
+export interface BuiltInSignerNames {
+  /** `orch.io/orch-apiserver-client` (`kubernetes.io/kube-apiserver-client`): client certificates for the API server. */
+  apiServerClient: string;
+  /** `orch.io/orch-apiserver-client-nodeagent` (`kubernetes.io/kube-apiserver-client-kubelet`): node agents' client certificates. */
+  apiServerClientNodeAgent: string;
+  /** `orch.io/nodeagent-serving` (`kubernetes.io/kubelet-serving`): node agents' serving certificates. */
+  nodeAgentServing: string;
+  /** `orch.io/legacy-unknown` (`kubernetes.io/legacy-unknown`): no guarantees; v1 refuses it. */
+  legacyUnknown: string;
+}
+
+/**
+ * The built-in signer names of `domain`: under `<d>/` where `<d>` is `kubernetes.io` for
+ * `k8s.io` (the reference's names) and the domain itself otherwise; the product prefix is
+ * `kube` or the domain's first label, the node agent `kubelet` or `nodeagent`.
+ * @example
+ * builtInSignerNames("orch.io").nodeAgentServing; // "orch.io/nodeagent-serving"
+ * builtInSignerNames("k8s.io").nodeAgentServing; // "kubernetes.io/kubelet-serving"
+ */
+export function builtInSignerNames(domain: string): BuiltInSignerNames {
+  const reference = domain === "k8s.io";
+  const prefix = serviceAccountClaimKey(domain);
+  const product = reference ? "kube" : (domain.split(".")[0] ?? domain);
+  const agent = reference ? "kubelet" : "nodeagent";
+  return {
+    apiServerClient: `${prefix}/${product}-apiserver-client`,
+    apiServerClientNodeAgent: `${prefix}/${product}-apiserver-client-${agent}`,
+    nodeAgentServing: `${prefix}/${agent}-serving`,
+    legacyUnknown: `${prefix}/legacy-unknown`,
+  };
+}
+
+/** The signer name v1 refuses: `<domain>/legacy-unknown` (`kubernetes.io/legacy-unknown` under `k8s.io`). */
 export function legacyUnknownSignerName(domain: string): string {
-  return `${domain}/legacy-unknown`;
+  return builtInSignerNames(domain).legacyUnknown;
 }
 
 function spec(object: APIObject): Record<string, unknown> {
@@ -263,7 +297,7 @@ function validateConditions(object: APIObject): FieldError[] {
  * The rules of every write (pair with `validateObjectMeta`), as the reference's
  * `validateCertificateSigningRequest`: `spec.request` a PEM `CERTIFICATE REQUEST` (its DER
  * shape is checked; its signature is not), `spec.usages` known and unique, `spec.signerName`
- * required, not `<domain>/legacy-unknown`, and `<domain>/<path>`, `spec.expirationSeconds` at
+ * required, not {@link legacyUnknownSignerName}, and `<domain>/<path>`, `spec.expirationSeconds` at
  * least 600, `status.conditions` (types required and unique, status True/False/Unknown,
  * Approved and Denied only True and exclusive), `status.certificate` CERTIFICATE PEM blocks.
  */

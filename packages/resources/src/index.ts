@@ -120,6 +120,7 @@ export {
   validateBinding,
 } from "./binding.js";
 export {
+  builtInSignerNames,
   certificateProblem,
   certificateSigningRequestConditionSchema,
   certificateSigningRequestSpecSchema,
@@ -136,6 +137,7 @@ export {
   validateCertificateSigningRequest,
   validateCertificateSigningRequestUpdate,
   validateSignerName,
+  type BuiltInSignerNames,
 } from "./certificate-signing-request.js";
 export {
   componentConditionSchema,
