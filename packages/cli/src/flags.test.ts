@@ -18,6 +18,7 @@ describe("parseFlags", () => {
       authentication: { anonymous: true, bootstrapTokenAuth: false, serviceAccountKeyFiles: [], serviceAccountLookup: true },
       authorization: { modes: ["Node", "RBAC"] },
       admission: { enable: [], disable: [] },
+      controllers: { controllers: ["*"], clusterSigningDurationMs: 8760 * 3_600_000 },
     });
   });
 
@@ -77,6 +78,10 @@ describe("parseFlags", () => {
     [["--runtime-config", "imagepolicy.orch.io/v1alpha1=true"], { runtimeConfig: { "imagepolicy.orch.io/v1alpha1": true } }],
     [["--runtime-config=api/all=false,api/v1,coordination.orch.io/v1=true"], { runtimeConfig: { "api/all": false, "api/v1": true, "coordination.orch.io/v1": true } }],
     [["--runtime-config", "api/beta=false, v1/configmaps=0", "--runtime-config=api/beta=true"], { runtimeConfig: { "api/beta": true, "v1/configmaps": false } }],
+    [["--controllers", "*,-garbagecollector", "--controllers=tokencleaner"], { controllers: { controllers: ["*", "-garbagecollector", "tokencleaner"] } }],
+    [["--controllers="], { controllers: { controllers: [] } }],
+    [["--cluster-signing-cert-file=ca.crt", "--cluster-signing-key-file", "ca.key"], { controllers: { clusterSigningCertFile: "ca.crt", clusterSigningKeyFile: "ca.key" } }],
+    [["--cluster-signing-duration", "24h"], { controllers: { clusterSigningDurationMs: 86_400_000 } }],
     [["--help"], { help: true }],
     [["-h"], { help: true }],
   ] as const)("accepts %j", (argv, expected) => {
@@ -127,6 +132,10 @@ describe("parseFlags", () => {
     [["--runtime-config", "api/all=1"], /invalid --runtime-config "api\/all=1": the value of api\/all must be true or false/],
     [["--runtime-config", "=true"], /invalid --runtime-config "=true": want <key>=<true\|false>/],
     [["--runtime-config"], /runtime-config/],
+    [["--cluster-signing-cert-file=ca.crt"], /--cluster-signing-cert-file and --cluster-signing-key-file go together/],
+    [["--cluster-signing-key-file="], /invalid --cluster-signing-key-file: empty/],
+    [["--cluster-signing-duration=soon"], /--cluster-signing-duration/],
+    [["--controllers"], /controllers/],
   ] as const)("refuses %j with a FlagError naming the problem", (argv, message) => {
     expect(() => parseFlags(argv)).toThrow(FlagError);
     expect(() => parseFlags(argv)).toThrow(message);

@@ -3,9 +3,10 @@
  * @module
  */
 import { isIP } from "node:net";
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { authorizationOptions, authorizationUsage, parseAuthorizationFlags, type AuthorizationFlags } from "./authorization-flags.js";
 import { admissionOptions, admissionUsage, parseAdmissionFlags, type AdmissionFlags } from "./admission-flags.js";
+import { controllersOptions, controllersUsage, parseControllersFlags, type ControllersFlags } from "./controllers-flags.js";
 import { authenticationBooleans, authenticationOptions, authenticationUsage, parseAuthenticationFlags, type AuthenticationFlags } from "./authentication-flags.js";
 
 /** The parsed command line of `orch-apiserver`. */
@@ -60,6 +61,8 @@ export interface Flags {
   authorization: AuthorizationFlags;
   /** The admission flags. */
   admission: AdmissionFlags;
+  /** The controller flags: the loops run in-process and the cluster signing CA. */
+  controllers: ControllersFlags;
 }
 
 /** A bad command line; the command prints the message and exits with code 2. */
@@ -101,7 +104,7 @@ Flags:
                                           <group>/<version>/<resource>, the most specific key winning;
                                           imagepolicy.<domain>/v1alpha1=true serves ImageReview
   -h, --help                              print this help
-${authenticationUsage}${authorizationUsage}${admissionUsage}`;
+${authenticationUsage}${authorizationUsage}${admissionUsage}${controllersUsage}`;
 
 const units: Record<string, number> = {
   ns: 1e-6,
@@ -151,60 +154,38 @@ const domainPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
  * ```
  */
 export function parseFlags(argv: readonly string[]): Flags {
-  let values: Record<string, string | boolean | string[] | boolean[] | undefined>;
   // `pnpm start -- --secure-port 0` hands the command its `--` too: a leading one separates nothing.
   const args = argv[0] === "--" ? argv.slice(1) : argv;
   const booleans = booleanValues(args, ["etcd-wait-at-start", ...authenticationBooleans]);
-  try {
-    ({ values } = parseArgs({
-      args: booleans.args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        help: { type: "boolean", short: "h" },
-        "bind-address": { type: "string" },
-        "secure-port": { type: "string" },
-        "data-dir": { type: "string" },
-        domain: { type: "string" },
-        "shutdown-delay-duration": { type: "string" },
-        "livez-grace-period": { type: "string" },
-        "etcd-servers": { type: "string" },
-        "etcd-prefix": { type: "string" },
-        "etcd-cafile": { type: "string" },
-        "etcd-certfile": { type: "string" },
-        "etcd-keyfile": { type: "string" },
-        "etcd-compaction-interval": { type: "string" },
-        "etcd-wait-at-start": { type: "boolean" },
-        "service-account-issuer": { type: "string" },
-        "runtime-config": { type: "string", multiple: true },
-        ...authenticationOptions,
-        ...authorizationOptions,
-        ...admissionOptions,
-      },
-    }));
-  } catch (error) {
-    const message = error instanceof Error ? error.message.split("\n")[0]! : String(error);
-    throw new FlagError(message, { cause: error });
-  }
-  const str = (name: string): string | undefined => {
-    const v = values[name];
-    return typeof v === "string" ? v : undefined;
-  };
+  const values = parseOptions(booleans.args, {
+    help: { type: "boolean", short: "h" },
+    "bind-address": { type: "string" },
+    "secure-port": { type: "string" },
+    "data-dir": { type: "string" },
+    domain: { type: "string" },
+    "shutdown-delay-duration": { type: "string" },
+    "livez-grace-period": { type: "string" },
+    "etcd-servers": { type: "string" },
+    "etcd-prefix": { type: "string" },
+    "etcd-cafile": { type: "string" },
+    "etcd-certfile": { type: "string" },
+    "etcd-keyfile": { type: "string" },
+    "etcd-compaction-interval": { type: "string" },
+    "etcd-wait-at-start": { type: "boolean" },
+    "service-account-issuer": { type: "string" },
+    "runtime-config": { type: "string", multiple: true },
+    ...authenticationOptions,
+    ...authorizationOptions,
+    ...admissionOptions,
+    ...controllersOptions,
+  });
+  const str = stringValue(values);
   const bindAddress = str("bind-address") ?? "127.0.0.1";
   if (isIP(bindAddress) === 0) throw new FlagError(`invalid --bind-address "${bindAddress}": want an IP address`);
   const dataDir = str("data-dir") ?? "./.orch";
   if (dataDir === "") throw new FlagError("invalid --data-dir: empty");
-  const domain = str("domain") ?? "orch.io";
-  if (domain.length > 253 || !domainPattern.test(domain)) throw new FlagError(`invalid --domain "${domain}": want a DNS subdomain such as orch.io`);
-  const duration = (name: string, fallback = 0): number => {
-    const v = str(name);
-    if (v === undefined) return fallback;
-    try {
-      return parseDuration(v);
-    } catch (error) {
-      throw new FlagError(`invalid --${name}: ${(error as Error).message}`);
-    }
-  };
+  const domain = parseDomain(str("domain"));
+  const duration = durationValue(str);
   const etcd = parseEtcdFlags(str);
   const etcdWaitAtStart = values["etcd-wait-at-start"] === true;
   if (etcdWaitAtStart && etcd.servers.length === 0) throw new FlagError("--etcd-wait-at-start needs --etcd-servers");
@@ -229,6 +210,9 @@ export function parseFlags(argv: readonly string[]): Flags {
     admission: parseAdmissionFlags(values, (message) => {
       throw new FlagError(message);
     }),
+    controllers: parseControllersFlags(values, duration, (message) => {
+      throw new FlagError(message);
+    }),
   };
   if (etcd.caFile !== undefined) flags.etcdCAFile = etcd.caFile;
   if (etcd.certFile !== undefined) flags.etcdCertFile = etcd.certFile;
@@ -238,6 +222,57 @@ export function parseFlags(argv: readonly string[]): Flags {
   const runtimeConfig = values["runtime-config"];
   if (Array.isArray(runtimeConfig)) flags.runtimeConfig = parseRuntimeConfig(runtimeConfig.map(String));
   return flags;
+}
+
+/** The values `parseArgs` gives. */
+export type ParsedValues = Record<string, string | boolean | string[] | boolean[] | undefined>;
+
+/**
+ * `parseArgs` of `args` (strict, no positionals) with `options`.
+ * @throws FlagError with the first line of `parseArgs`' message
+ */
+export function parseOptions(args: readonly string[], options: NonNullable<ParseArgsConfig["options"]>): ParsedValues {
+  try {
+    // A flag with `multiple` holds values of its one type: string[] or boolean[].
+    return parseArgs({ args: [...args], strict: true, allowPositionals: false, options }).values as ParsedValues;
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split("\n")[0]! : String(error);
+    throw new FlagError(message, { cause: error });
+  }
+}
+
+/** The string value of a flag in `values`, `undefined` when not given. */
+export function stringValue(values: ParsedValues): (name: string) => string | undefined {
+  return (name) => {
+    const v = values[name];
+    return typeof v === "string" ? v : undefined;
+  };
+}
+
+/**
+ * Reads a duration flag in milliseconds with {@link parseDuration}, `fallback` when not given.
+ * @throws FlagError naming the flag
+ */
+export function durationValue(str: (name: string) => string | undefined): (name: string, fallback?: number) => number {
+  return (name, fallback = 0) => {
+    const v = str(name);
+    if (v === undefined) return fallback;
+    try {
+      return parseDuration(v);
+    } catch (error) {
+      throw new FlagError(`invalid --${name}: ${(error as Error).message}`);
+    }
+  };
+}
+
+/**
+ * `--domain` checked: a DNS subdomain, `orch.io` when not given.
+ * @throws FlagError for anything else
+ */
+export function parseDomain(text: string | undefined): string {
+  const domain = text ?? "orch.io";
+  if (domain.length > 253 || !domainPattern.test(domain)) throw new FlagError(`invalid --domain "${domain}": want a DNS subdomain such as orch.io`);
+  return domain;
 }
 
 const truthy = new Set(["1", "t", "T", "TRUE", "true", "True"]);
@@ -286,7 +321,7 @@ function parseIssuer(issuer: string): string {
  * and reported in `explicitFalse`, as Go's flag package takes them (`parseArgs` takes neither).
  * @throws FlagError for `--name=<anything else>`
  */
-function booleanValues(argv: readonly string[], names: readonly string[]): { args: string[]; explicitFalse: Set<string> } {
+export function booleanValues(argv: readonly string[], names: readonly string[]): { args: string[]; explicitFalse: Set<string> } {
   const args: string[] = [];
   const explicitFalse = new Set<string>();
   for (const arg of argv) {

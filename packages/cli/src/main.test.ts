@@ -1,4 +1,5 @@
 import { defaultAdmissionPlugins } from "@orch/admission";
+import { clusterInfoKubeconfig } from "@orch/certificates";
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { readFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
@@ -31,7 +32,10 @@ function capture() {
 }
 
 interface Fake extends ServerLike {
+  /** The requests that came over HTTPS. */
   seen: APIRequest[];
+  /** The requests of the in-process client (they carry a user), answered as an empty server would. */
+  inProcess: APIRequest[];
   options: APIServerOptions | undefined;
   shutdowns: number;
 }
@@ -39,11 +43,18 @@ interface Fake extends ServerLike {
 function fakeServer(): Fake {
   const fake: Fake = {
     seen: [],
+    inProcess: [],
     options: undefined,
     shutdowns: 0,
     maxRequestBodyBytes: 1024,
     ready: async () => {},
     handle: async (req) => {
+      const json = new Headers({ "content-type": "application/json" });
+      if (req.user) {
+        fake.inProcess.push(req);
+        if (req.method === "GET") return { status: 404, headers: json, body: JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404 }) };
+        return { status: req.method === "POST" ? 201 : 200, headers: json, body: req.body ?? "" };
+      }
       fake.seen.push(req);
       return { status: 200, headers: new Headers({ "content-type": "text/plain" }), body: "pong" };
     },
@@ -69,6 +80,8 @@ async function start(argv: string[]) {
       return fake;
     },
     onReady: ready,
+    // No controller manager against the fake: the selection still knows the server's own loops.
+    controllers: [],
   });
   const info = await Promise.race([readyInfo, running.then((code) => Promise.reject(new Error(`exited ${code}: ${stderr.text}`)))]);
   return { stdout, stderr, fake, info };
@@ -126,6 +139,29 @@ describe("runAPIServer", () => {
     stop.abort();
     expect(await running).toBe(0);
     expect(fake.shutdowns).toBe(1);
+  });
+
+  it("publishes cluster-info in orch-public as the controller manager's user, with the server's URL and CA", async () => {
+    const { fake, info } = await start(["--secure-port", "0", "--data-dir", dir]);
+    const created = fake.inProcess.find((r) => r.method === "POST");
+    expect(created?.url).toBe("/api/v1/namespaces/orch-public/configmaps");
+    expect(created?.user).toEqual({ name: "system:orch-controller-manager", groups: ["system:masters"] });
+    const configMap = JSON.parse(new TextDecoder().decode(created?.body)) as { metadata: { name: string }; data: Record<string, string> };
+    expect(configMap.metadata.name).toBe("cluster-info");
+    const caPem = await readFile(join(dir, "ca.crt"), "utf8");
+    expect(configMap.data).toEqual({ kubeconfig: clusterInfoKubeconfig({ server: info.url, caPem }) });
+  });
+
+  it("turns off the server's own loops that --controllers turns off, and leaves the option out otherwise", async () => {
+    const { fake } = await start(["--secure-port", "0", "--data-dir", dir, "--controllers=*,-namespace,-clusterrole-aggregation"]);
+    expect(fake.options?.controllers).toEqual({ namespace: false, "clusterrole-aggregation": false });
+  });
+
+  it("exits 2 naming an unknown controller", async () => {
+    const stderr = capture();
+    const code = await runAPIServer(["--controllers", "*,nosuch"], { stdout: capture(), stderr, controllers: [] });
+    expect(code).toBe(2);
+    expect(stderr.text).toContain('invalid --controllers: "nosuch" is not in the list of known controllers: clusterrole-aggregation, namespace, resourcequota, serviceaccount');
   });
 
   it("exits 2 with a message on stderr for a bad flag", async () => {

@@ -1,19 +1,24 @@
 /**
  * `orch-apiserver`: an `APIServer` over HTTPS with generated certificates and an admin
- * kubeconfig, shut down gracefully on SIGTERM or SIGINT.
+ * kubeconfig, with the `--controllers` it names running in-process, shut down gracefully on
+ * SIGTERM or SIGINT.
  * @module
  */
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { Client, inProcessTransport } from "@orch/client";
+import type { ControllerDescriptor, ControllerManager } from "@orch/controllers";
 import { serve, type RequestHandler, type ServedServer } from "@orch/node";
 import type { APIServerOptions } from "@orch/server";
 import { ensureCertificates } from "./certificates.js";
 import { FlagError, parseFlags, usage, type Flags } from "./flags.js";
 import { writeKubeconfig } from "./kubeconfig.js";
+import { publishClusterInfo } from "./cluster-info.js";
 import { importServiceAccountKey } from "./service-account-key.js";
 import { loadAuthentication } from "./authentication.js";
 import { loadAuthorization } from "./authorization.js";
 import { loadAdmission } from "./admission.js";
+import { untilStopped } from "./internal/until-stopped.js";
 
 /** Where {@link runAPIServer} writes: `process.stdout` or anything with `write`. */
 export interface Output {
@@ -48,6 +53,21 @@ export interface RunOptions {
   createServer?: (options: APIServerOptions) => ServerLike;
   /** Called once the server is ready, with its URL and kubeconfig path (for embedding and tests). */
   onReady?: (info: { url: string; kubeconfig: string }) => void;
+  /**
+   * The controllers `--controllers` selects from and the in-process controller manager runs;
+   * `builtinControllers` of `@orch/controllers` by default. The loops the API server runs itself
+   * (`namespace`, `serviceaccount`, `resourcequota`, `clusterrole-aggregation`) are selectable too.
+   */
+  controllers?: readonly ControllerDescriptor[];
+}
+
+/** The flags, and the `--controllers` selection split between the server and its controller manager. */
+async function parseCommandLine(argv: readonly string[], options: RunOptions) {
+  const flags = parseFlags(argv);
+  if (flags.help) return { flags, split: { server: {}, manager: [] } };
+  const [{ splitControllers }, { serverControllerNames }] = await Promise.all([import("./controllers.js"), import("@orch/server")]);
+  const descriptors = options.controllers ?? (await import("@orch/controllers")).builtinControllers;
+  return { flags, split: splitControllers(flags.controllers.controllers, descriptors, serverControllerNames), descriptors };
 }
 
 /**
@@ -72,27 +92,6 @@ async function keepStarting(server: ServerLike, flags: Flags, signal: AbortSigna
   return false;
 }
 
-function untilStopped(signal: AbortSignal | undefined): { stopped: Promise<void>; dispose(): void } {
-  if (signal) {
-    return {
-      stopped: signal.aborted ? Promise.resolve() : new Promise((r) => signal.addEventListener("abort", () => r(), { once: true })),
-      dispose: () => undefined,
-    };
-  }
-  let stop!: () => void;
-  const stopped = new Promise<void>((r) => (stop = r));
-  const onSignal = () => stop();
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
-  return {
-    stopped,
-    dispose: () => {
-      process.off("SIGTERM", onSignal);
-      process.off("SIGINT", onSignal);
-    },
-  };
-}
-
 /**
  * Runs `orch-apiserver` with `argv` (the arguments after the command name) and resolves with
  * the exit code once it has stopped: 0 after a graceful shutdown or `--help`, 2 for a bad
@@ -113,13 +112,24 @@ function untilStopped(signal: AbortSignal | undefined): { stopped: Promise<void>
  * `--client-ca-file`, by default the generated CA that also signs the admin kubeconfig's
  * certificate (user `admin` in `system:masters`).
  *
+ * Once the server is ready and serving, it writes ConfigMap `cluster-info` in `<short>-public`
+ * (`orch-public`) with the server's URL and CA, which anyone may read, and starts the
+ * controllers `--controllers` selects (`*` by default) in-process, as user
+ * `system:<short>-controller-manager` in `system:masters`, without leader election; the CSR
+ * signer signs with `--cluster-signing-cert-file`/`--cluster-signing-key-file`, by default the
+ * generated CA. Turning off a loop the server runs itself (`-namespace`, `-serviceaccount`,
+ * `-resourcequota`, `-clusterrole-aggregation`) turns it off in the server. The controllers stop
+ * before the server closes.
+ *
  * When ready, it prints exactly one line to `stdout`:
  * `orch-apiserver ready url=https://127.0.0.1:<port> kubeconfig=<absolute path>`.
  */
 export async function runAPIServer(argv: readonly string[], options: RunOptions): Promise<number> {
   let flags;
+  let split;
+  let descriptors: readonly ControllerDescriptor[] = [];
   try {
-    flags = parseFlags(argv);
+    ({ flags, split, descriptors = [] } = await parseCommandLine(argv, options));
   } catch (error) {
     if (!(error instanceof FlagError)) throw error;
     options.stderr.write(`orch-apiserver: ${error.message}\nRun 'orch-apiserver --help' for usage.\n`);
@@ -135,6 +145,7 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
   let served: ServedServer | undefined;
   let closeStore: (() => void) | undefined;
   let stopCompactor: (() => void) | undefined;
+  let manager: ControllerManager | undefined;
   try {
     const dataDir = resolve(flags.dataDir);
     const serverOptions: APIServerOptions = {
@@ -144,6 +155,7 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     };
     // Keys naming no API version stop the start (exit 1) when the server is built, as in the reference.
     if (flags.runtimeConfig !== undefined) serverOptions.runtimeConfig = flags.runtimeConfig;
+    if (Object.keys(split.server).length > 0) serverOptions.controllers = split.server;
     // Certificates and the server start side by side: each takes a good part of startup.
     const pending = ensureCertificates(dataDir, { bindAddress: flags.bindAddress });
     pending.catch(() => undefined);
@@ -185,6 +197,8 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
       : new (await import("@orch/server")).APIServer(serverOptions);
     // With --etcd-wait-at-start the server serves before it has started; requests start it too.
     const [certificates] = await Promise.all([pending, flags.etcdWaitAtStart ? undefined : server.ready(), signingKey]);
+    const { componentNames, loadClusterSigning } = await import("./controllers.js");
+    const signing = await loadClusterSigning(flags.controllers, async () => ({ caCertPem: certificates.caCert, caKeyPem: certificates.caKey }));
     served = await serve(server, {
       host: flags.bindAddress,
       port: flags.securePort,
@@ -197,20 +211,40 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
       clientCert: certificates.adminCert,
       clientKey: certificates.adminKey,
     });
+    // The in-process loops act as the controller manager's user, in system:masters.
+    const names = componentNames(flags.domain);
+    const user = { name: names.controllerManagerUser, groups: ["system:masters"] };
+    const client = new Client({ transport: inProcessTransport(server, { user }), domain: flags.domain, userAgent: "orch-apiserver" });
+    const url = served.url;
+    const startLoops = async (): Promise<void> => {
+      if (halt.signal.aborted) return;
+      await publishClusterInfo(client, names.publicNamespace, { server: url, caPem: certificates.caCert }).catch((error: unknown) =>
+        log(`cannot publish ${names.publicNamespace}/cluster-info: ${error instanceof Error ? error.message : String(error)}`),
+      );
+      if (split.manager.length === 0 || halt.signal.aborted) return;
+      const { ControllerManager } = await import("@orch/controllers");
+      manager = new ControllerManager({ client, controllers: descriptors, selection: split.manager, log, ...(signing ? { signing } : {}) });
+      manager.start();
+    };
     if (flags.etcdWaitAtStart) {
-      void keepStarting(server, flags, halt.signal, (text) => options.stderr.write(`orch-apiserver: ${text}\n`)).then((started) => {
-        if (started) startCompaction();
+      void keepStarting(server, flags, halt.signal, (text) => options.stderr.write(`orch-apiserver: ${text}\n`)).then(async (started) => {
+        if (!started) return;
+        startCompaction();
+        await startLoops();
       });
     } else {
       startCompaction();
+      await startLoops();
     }
     options.stdout.write(`orch-apiserver ready url=${served.url} kubeconfig=${kubeconfig}\n`);
     options.onReady?.({ url: served.url, kubeconfig });
     await stop.stopped;
+    await manager?.stop();
     await served.close();
     return 0;
   } catch (error) {
     options.stderr.write(`orch-apiserver: ${error instanceof Error ? error.message : String(error)}\n`);
+    await manager?.stop();
     await served?.close();
     return 1;
   } finally {

@@ -3,8 +3,28 @@
  * option of {@link ControllerManager}.
  * @module
  */
+import { bootstrapSignerController } from "./bootstrap-signer.js";
 import type { ControllerDescriptor } from "./controller.js";
+import { csrApprovingController } from "./csr-approving.js";
+import { csrCleanerController } from "./csr-cleaner.js";
+import { csrSigningController } from "./csr-signing.js";
 import { garbageCollectorController } from "./garbage-collector.js";
+import { pvProtectionController } from "./pv-protection.js";
+import { pvcProtectionController } from "./pvc-protection.js";
+import { tokenCleanerController } from "./token-cleaner.js";
 
-/** Every controller of this package (so far `garbagecollector`), for {@link ControllerManager}'s `controllers`. */
-export const builtinControllers: readonly ControllerDescriptor[] = [garbageCollectorController];
+/**
+ * Every controller of this package, for {@link ControllerManager}'s `controllers`:
+ * `garbagecollector`, `csrapproving`, `csrsigning`, `csrcleaner`, `pvc-protection`,
+ * `pv-protection` (on by default) and `tokencleaner`, `bootstrapsigner` (off unless named).
+ */
+export const builtinControllers: readonly ControllerDescriptor[] = [
+  garbageCollectorController,
+  csrApprovingController,
+  csrSigningController,
+  csrCleanerController,
+  tokenCleanerController,
+  bootstrapSignerController,
+  pvcProtectionController,
+  pvProtectionController,
+];

@@ -6,7 +6,7 @@
  */
 import type { Client } from "@orch/client";
 import { systemClock, type Clock } from "@orch/store";
-import type { Controller, ControllerContext, ControllerDescriptor } from "./controller.js";
+import type { ClusterSigning, Controller, ControllerContext, ControllerDescriptor } from "./controller.js";
 import { messageOf } from "./internal/message-of.js";
 import { LeaderElector, type LeaderElectionOptions } from "./leader-election.js";
 import { SharedInformers } from "./shared-informers.js";
@@ -15,12 +15,13 @@ import { SharedInformers } from "./shared-informers.js";
  * The names a `--controllers` selection enables, in the order of `descriptors`. Entries are
  * comma-separated (or given as an array): `*` enables every default-on controller, `name`
  * enables one, `-name` disables one and wins over both. Throws a `TypeError` naming an unknown
- * controller.
+ * controller. Only `name` and `enabledByDefault` of a descriptor are read, so a command can add
+ * names of loops that run elsewhere (the API server's own) to one selection and split the result.
  *
  * @example
  * selectControllers("*,-garbagecollector,tokencleaner", descriptors);
  */
-export function selectControllers(selection: string | readonly string[], descriptors: readonly ControllerDescriptor[]): string[] {
+export function selectControllers(selection: string | readonly string[], descriptors: readonly Pick<ControllerDescriptor, "name" | "enabledByDefault">[]): string[] {
   const entries = (typeof selection === "string" ? selection.split(",") : selection).map((e) => e.trim()).filter((e) => e !== "");
   const known = new Set(descriptors.map((d) => d.name));
   for (const entry of entries) {
@@ -52,6 +53,8 @@ export interface ControllerManagerOptions {
   leaderElection?: Omit<LeaderElectionOptions, "client" | "clock" | "onStartedLeading" | "onStoppedLeading">;
   /** Receives log lines. */
   log?(message: string): void;
+  /** The cluster signing CA handed to every controller as {@link ControllerContext.signing}. */
+  signing?: ClusterSigning;
 }
 
 /**
@@ -129,6 +132,7 @@ export class ControllerManager {
     this.#informers = informers;
     informers.start();
     const ctx: ControllerContext = { client, informers, clock: this.#clock, log: (m) => this.#log(m) };
+    if (this.#options.signing) ctx.signing = this.#options.signing;
     const byName = new Map(this.#options.controllers.map((d) => [d.name, d]));
     const controllers = this.enabled.flatMap((name) => {
       const descriptor = byName.get(name);
@@ -138,8 +142,8 @@ export class ControllerManager {
     await Promise.all(
       controllers.map(async (c) => {
         try {
+          // Quiet when it works: the log is for what an operator must look at.
           await c.run(ctx);
-          this.#log(`started controller ${c.name}`);
         } catch (error) {
           this.#log(`controller ${c.name} failed to start: ${messageOf(error)}`);
         }

@@ -17,6 +17,22 @@ export interface ControllerContext {
   clock: Clock;
   /** Receives log lines. */
   log(message: string): void;
+  /**
+   * The cluster signing CA and the lifetime of what it signs (`--cluster-signing-cert-file`,
+   * `--cluster-signing-key-file`, `--cluster-signing-duration`), for the CSR signer; absent when
+   * the manager was given none.
+   */
+  signing?: ClusterSigning;
+}
+
+/** The cluster signing CA of a {@link ControllerContext}. */
+export interface ClusterSigning {
+  /** The CA certificate, PEM. */
+  caCertPem: string;
+  /** The CA's private key, PEM (PKCS#8). */
+  caKeyPem: string;
+  /** The longest lifetime of a signed certificate, in ms (one year by default in the commands). */
+  durationMs: number;
 }
 
 /** A control loop. */

@@ -6,7 +6,7 @@
  */
 export { WorkQueue, processQueue, type WorkQueueOptions } from "./work-queue.js";
 export { SharedInformers, type SharedInformersOptions } from "./shared-informers.js";
-export type { Controller, ControllerContext, ControllerDescriptor } from "./controller.js";
+export type { ClusterSigning, Controller, ControllerContext, ControllerDescriptor } from "./controller.js";
 export { LeaderElector, type LeaderElectionOptions } from "./leader-election.js";
 export { ControllerManager, selectControllers, type ControllerManagerOptions } from "./controller-manager.js";
 export { discoverResources, type DiscoveredResource } from "./discovery.js";
@@ -17,4 +17,11 @@ export {
   orphanFinalizer,
   type GarbageCollectorOptions,
 } from "./garbage-collector.js";
+export { CSRApprovingController, csrApprovingController } from "./csr-approving.js";
+export { CSRSigningController, csrSigningController } from "./csr-signing.js";
+export { CSRCleanerController, csrCleanerController } from "./csr-cleaner.js";
+export { TokenCleanerController, isBootstrapTokenSecret, tokenCleanerController } from "./token-cleaner.js";
+export { BootstrapSignerController, bootstrapSignerController } from "./bootstrap-signer.js";
+export { PVCProtectionController, pvcProtectionController } from "./pvc-protection.js";
+export { PVProtectionController, pvProtectionController } from "./pv-protection.js";
 export { builtinControllers } from "./builtin-controllers.js";

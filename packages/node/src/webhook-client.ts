@@ -22,6 +22,8 @@ export interface LoadedWebhookConfig {
   http: HTTPClient;
   /** The config user's token, to send as `Authorization: Bearer`. */
   bearerToken?: string;
+  /** The TLS material `http` uses (PEM read from the files), for another client of the same server (`httpsFetch`). */
+  tls: HTTPSClientOptions;
 }
 
 /**
@@ -68,7 +70,7 @@ export async function loadWebhookConfig(path: string, options: LoadWebhookConfig
   if (config.tlsServerName !== undefined) tls.servername = config.tlsServerName;
   if (config.insecureSkipTLSVerify) tls.insecureSkipTLSVerify = true;
   if (options.timeoutMs !== undefined) tls.timeoutMs = options.timeoutMs;
-  const loaded: LoadedWebhookConfig = { server: config.server, http: httpsClient(tls) };
+  const loaded: LoadedWebhookConfig = { server: config.server, http: httpsClient(tls), tls };
   if (config.token !== undefined) loaded.bearerToken = config.token;
   return loaded;
 }

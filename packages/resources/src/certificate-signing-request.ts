@@ -415,10 +415,24 @@ function keepOld(object: APIObject, old: APIObject, key: string): void {
   else delete object[key];
 }
 
-function prepareForCreate(object: APIObject): void {
-  // The reference also records the requesting user in spec.username/uid/groups/extra; the
-  // authentication issue fills those from the request's user.
+/**
+ * A new request starts without status and records who asked for it, as the reference does:
+ * `spec.username`, `uid`, `groups` and `extra` are the requesting user's, whatever the body
+ * said (left as sent for the server's own writes, which have no user).
+ */
+function prepareForCreate(object: APIObject, ctx: StrategyContext): void {
   delete object["status"];
+  const user = ctx.user;
+  if (!user) return;
+  const s = (object["spec"] ?? {}) as Record<string, unknown>;
+  object["spec"] = s;
+  s["username"] = user.name;
+  if (user.uid) s["uid"] = user.uid;
+  else delete s["uid"];
+  if (user.groups.length) s["groups"] = [...user.groups];
+  else delete s["groups"];
+  if (user.extra && Object.keys(user.extra).length) s["extra"] = structuredClone(user.extra);
+  else delete s["extra"];
 }
 
 function prepareForUpdate(object: APIObject, old: APIObject): void {

@@ -121,7 +121,29 @@ export interface APIServerOptions {
    * failures): what a client is never told. Nothing is logged by default.
    */
   log?: (message: string) => void;
+  /**
+   * Turns off control loops the server runs itself, by their `--controllers` name (see
+   * {@link serverControllerNames}); every one is on by default. Off, `namespace` still creates
+   * the built-in namespaces but empties no terminating namespace, `serviceaccount` creates no
+   * `default` ServiceAccount, `resourcequota` keeps no quota `status`, and
+   * `clusterrole-aggregation` leaves aggregated ClusterRoles' rules as they are (RBAC still
+   * loads its policy).
+   *
+   * @example
+   * new APIServer({ controllers: { namespace: false } });
+   */
+  controllers?: Partial<Record<ServerControllerName, boolean>>;
 }
+
+/**
+ * The names, as `--controllers` spells them, of the control loops an {@link APIServer} runs
+ * itself (the reference runs them in its controller manager): the keys of
+ * {@link APIServerOptions.controllers}.
+ */
+export const serverControllerNames = ["namespace", "serviceaccount", "resourcequota", "clusterrole-aggregation"] as const;
+
+/** One of {@link serverControllerNames}. */
+export type ServerControllerName = (typeof serverControllerNames)[number];
 
 /** Default size limit of a request body: 3 MiB, as the reference. */
 export const defaultMaxRequestBodyBytes = 3 * 1024 * 1024;
@@ -179,9 +201,9 @@ export class APIServer {
   /** The server's admission: the plugin chain every write passes through. */
   readonly #admission: ServerAdmission;
   /** Keeps a `default` ServiceAccount in every namespace. */
-  readonly #serviceAccounts: ServiceAccountController;
+  readonly #serviceAccounts: ServiceAccountController | undefined;
   /** Keeps the `status` of every ResourceQuota (hard and used) current. */
-  readonly #quotas: QuotaController;
+  readonly #quotas: QuotaController | undefined;
   /** The request pipeline: the stages in front of the REST handler. */
   readonly #pipeline: Handler;
   readonly #startedAt: number;
@@ -240,7 +262,8 @@ export class APIServer {
       served: (group, resource) => this.#storedOf(group, resource),
       log,
     };
-    this.#namespaces = new NamespaceLifecycle(controllers, () => this.#stored.filter((s) => s.namespaced && s.version.storage));
+    const on = (name: ServerControllerName): boolean => options.controllers?.[name] ?? true;
+    this.#namespaces = new NamespaceLifecycle(controllers, () => this.#stored.filter((s) => s.namespaced && s.version.storage), on("namespace"));
     this.#rest = {
       store: this.store,
       clock: this.clock,
@@ -264,6 +287,7 @@ export class APIServer {
     this.#authorization = serverAuthorization({
       ...controllers,
       modes: options.authorization ?? ["AlwaysAllow"],
+      aggregate: on("clusterrole-aggregation"),
       ready: () => this.ready(),
     });
     const admission = options.admission ?? {};
@@ -276,8 +300,8 @@ export class APIServer {
       },
       authorize: (attributes) => this.#authorization.authorizer.authorize(attributes),
     });
-    this.#quotas = new QuotaController(controllers);
-    this.#serviceAccounts = new ServiceAccountController(controllers);
+    this.#quotas = on("resourcequota") ? new QuotaController(controllers) : undefined;
+    this.#serviceAccounts = on("serviceaccount") ? new ServiceAccountController(controllers) : undefined;
     // The reference's handler chain, outermost first: errors become Status responses, the body
     // limit, request info, authentication, impersonation, authorization; the REST handler last.
     this.#pipeline = chain(
@@ -310,8 +334,8 @@ export class APIServer {
       await this.#namespaces.start();
       await this.#authorization.start();
       await this.#admission.start();
-      await this.#serviceAccounts.start();
-      await this.#quotas.start();
+      await this.#serviceAccounts?.start();
+      await this.#quotas?.start();
       this.#started = true;
     } catch (error) {
       this.#ready = undefined;
@@ -493,8 +517,8 @@ export class APIServer {
     if (this.#shutdownDelayMs > 0) await new Promise<void>((resolve) => this.clock.setTimer(this.#shutdownDelayMs, resolve));
     this.#namespaces.stop();
     this.#authorization.stop();
-    this.#serviceAccounts.stop();
-    this.#quotas.stop();
+    this.#serviceAccounts?.stop();
+    this.#quotas?.stop();
     this.#admission.stop();
     this.#cache?.stop();
   }

@@ -38,6 +38,8 @@ export interface ServerAuthorizationInput extends ControllerInput {
   modes: readonly (AuthorizationMode | Authorizer)[];
   /** Resolves once the server has started (RBAC's index is loaded then). */
   ready(): Promise<void>;
+  /** Run ClusterRole aggregation (true by default). */
+  aggregate?: boolean;
 }
 
 /** The server's authorization, as {@link serverAuthorization} builds it. */
@@ -106,7 +108,7 @@ export function serverAuthorization(input: ServerAuthorizationInput): ServerAuth
     else if (mode === "AlwaysAllow") authorizers.push(alwaysAllow);
     else if (mode === "AlwaysDeny") authorizers.push(alwaysDeny);
     else if (mode === "RBAC") {
-      rbac ??= new RBACController(input);
+      rbac ??= new RBACController(input, input.aggregate ?? true);
       authorizers.push(afterStart(rbacAuthorizer(rbac.index, { domain: input.domain }), input.ready));
     } else if (mode === "Node") {
       authorizers.push(

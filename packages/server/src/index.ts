@@ -1,5 +1,12 @@
 export type { APIRequest, APIResponse, UserInfo } from "./api-request.js";
-export { APIServer, defaultMaxRequestBodyBytes, serverVersion, type APIServerOptions } from "./api-server.js";
+export {
+  APIServer,
+  defaultMaxRequestBodyBytes,
+  serverControllerNames,
+  serverVersion,
+  type APIServerOptions,
+  type ServerControllerName,
+} from "./api-server.js";
 export { parseRequestURL, resourceRequestInfo, type ParsedURL, type RequestVerb, type ResourceRequestInfo } from "./request-info.js";
 export { negotiate, parseMediaType, type MediaType, type Negotiated, type Representation } from "./negotiation.js";
 export { addWarnings, encodeResponse, errorResponse, successStatus, textResponse, type EncodeOptions } from "./responses.js";

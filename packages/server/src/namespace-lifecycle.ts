@@ -34,11 +34,13 @@ export class NamespaceLifecycle {
   /**
    * @param namespaced the storage versions of the namespaced resources: what a terminating
    *   namespace is emptied of.
+   * @param deletion run the deletion controller (true); false only creates the built-in namespaces.
    * @throws Error when `input.served` has no `namespaces`.
    */
   constructor(
     private readonly input: ControllerInput,
     private readonly namespaced: () => readonly ServedResource[],
+    private readonly deletion = true,
   ) {
     const namespaces = input.served("", "namespaces");
     if (!namespaces) throw new Error("the catalog must serve namespaces");
@@ -46,7 +48,7 @@ export class NamespaceLifecycle {
     this.loop = new ControlLoop(input, { reload: () => this.load() });
   }
 
-  /** Creates the built-in namespaces (when missing) and starts the deletion controller. */
+  /** Creates the built-in namespaces (when missing) and starts the deletion controller (when on). */
   async start(): Promise<void> {
     for (const name of builtinNamespaces(this.input.domain)) {
       try {
@@ -56,7 +58,7 @@ export class NamespaceLifecycle {
         if (!isAlreadyExists(error)) throw error;
       }
     }
-    await this.load();
+    if (this.deletion) await this.load();
   }
 
   /** Stops the controller and its timers. */

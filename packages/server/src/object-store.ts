@@ -398,7 +398,8 @@ export class ObjectStore {
     }
     if (meta.resourceVersion) throw badRequest("resourceVersion should not be set on objects to be created");
     if (!meta.name && meta.generateName) meta.name = generatedName(meta.generateName);
-    const ctx = this.strategyContext();
+    // The caller, for kinds that record who created them (CertificateSigningRequest).
+    const ctx = this.strategyContext(opts.user);
     const strategy = served.type.strategy;
     strategy?.defaults?.(input, ctx);
     // Mutating admission sees the defaulted object; what the server owns is set after it.

@@ -33,8 +33,12 @@ export class RBACController {
   /** An aggregation pass is queued and has not started yet. */
   #queued = false;
 
-  constructor(input: ControllerInput) {
+  readonly #aggregate: boolean;
+
+  /** @param aggregate keep the rules of aggregated ClusterRoles current (true); false leaves them as stored. */
+  constructor(input: ControllerInput, aggregate = true) {
     this.#input = input;
+    this.#aggregate = aggregate;
     this.#loop = new ControlLoop(input, {
       reload: () => this.#load(),
       reloadFailed: (error) => input.log(`RBAC: relist failed: ${messageOf(error)}`),
@@ -143,6 +147,7 @@ export class RBACController {
    * changed; resolves when the pass that covers the roles as they are now is done.
    */
   #aggregateAll(): Promise<void> {
+    if (!this.#aggregate) return Promise.resolve();
     // Events that arrive while a pass waits to start are taken in by that pass (it reads the
     // roles when it starts): a burst of writes costs one pass, not one per write.
     if (this.#queued) return this.#aggregating;

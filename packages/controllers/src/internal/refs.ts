@@ -1,0 +1,24 @@
+/**
+ * The {@link ResourceRef}s the control loops of this package read and write, from the catalog
+ * of `@orch/resources`.
+ * @module
+ */
+import { resourceRefOf, type ResourceRef } from "@orch/client";
+import {
+  certificateSigningRequestType,
+  persistentVolumeClaimType,
+  persistentVolumeType,
+  podType,
+  subjectAccessReviewType,
+} from "@orch/resources";
+
+/** `certificatesigningrequests` in `certificates.{domain}`, `v1`. */
+export const csrRef: ResourceRef = resourceRefOf(certificateSigningRequestType, "v1");
+/** `subjectaccessreviews` in `authorization.{domain}`, `v1`. */
+export const subjectAccessReviewRef: ResourceRef = resourceRefOf(subjectAccessReviewType, "v1");
+/** `pods` in the core group, `v1`. */
+export const podsRef: ResourceRef = resourceRefOf(podType, "v1");
+/** `persistentvolumeclaims` in the core group, `v1`. */
+export const persistentVolumeClaimsRef: ResourceRef = resourceRefOf(persistentVolumeClaimType, "v1");
+/** `persistentvolumes` in the core group, `v1`. */
+export const persistentVolumesRef: ResourceRef = resourceRefOf(persistentVolumeType, "v1");
