@@ -6,16 +6,13 @@
  * node-agent client certificate, which `csrapproving` approves and `csrsigning` signs, and then
  * talks to the server with that certificate as `system:node:<name>`.
  */
-import { execFileSync } from "node:child_process";
 import { X509Certificate } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { bootstrapTokenSecret, generateBootstrapToken, verifyClusterInfo } from "@orch/certificates";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRequest, httpsRequestTo, startAPIServer, type RawResponse, type RunningAPIServer } from "./support/apiserver.js";
+import { opensslRequest } from "./support/openssl.js";
 
 let server: RunningAPIServer;
 
@@ -51,19 +48,6 @@ function untrusted(url: string, path: string): Promise<RawResponse> {
     req.on("error", reject);
     req.end();
   });
-}
-
-/** A P-256 key and a PKCS#10 request for `subject`, made by openssl (outside Node). */
-function opensslRequest(subject: string): { key: string; request: string } {
-  const dir = mkdtempSync(join(tmpdir(), "orch-join-"));
-  try {
-    const key = join(dir, "node.key");
-    const csr = join(dir, "node.csr");
-    execFileSync("openssl", ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", subject, "-keyout", key, "-out", csr], { stdio: "ignore", timeout: 10_000 });
-    return { key: readFileSync(key, "utf8"), request: readFileSync(csr, "utf8") };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 describe("joining a node with a bootstrap token", () => {

@@ -24,13 +24,13 @@ export interface RunningAPIServer {
   readonly url: string;
   /** The admin kubeconfig the server wrote, from the ready line. */
   readonly kubeconfigPath: string;
-  /** The temp data dir: `ca.crt`, `admin.crt`, `admin.key`, `kubeconfig`. */
+  /** The data dir: `ca.crt`, `admin.crt`, `admin.key`, `kubeconfig`. */
   readonly dataDir: string;
   /** What the server wrote to stderr so far (empty for an in-process server). */
   stderr(): string;
   /**
    * Stops the server (SIGTERM, SIGKILL after `stopTimeoutMs`), waits for it to exit, and
-   * removes the data dir. Resolves with the exit code (`null` when it had to be killed).
+   * removes the data dir unless the caller gave it ({@link StartOptions.dataDir}). Resolves with the exit code (`null` when it had to be killed).
    * Calling it again returns the same promise.
    */
   stop(): Promise<number | null>;
@@ -38,8 +38,18 @@ export interface RunningAPIServer {
 
 /** Options of {@link startAPIServer} and {@link startInProcessAPIServer}. */
 export interface StartOptions {
-  /** Flags after `--secure-port 0 --data-dir <tmp>`, e.g. `["--domain", "k8s.io"]`. */
+  /** Flags after `--secure-port <port> --data-dir <dir>`, e.g. `["--domain", "k8s.io"]`. */
   flags?: readonly string[];
+  /**
+   * `--secure-port` of a spawned server; 0 (a free port) by default. A restart passes the port
+   * of the server it replaces, so clients holding its kubeconfig reach the new one.
+   */
+  securePort?: number;
+  /**
+   * `--data-dir` of a spawned server: a directory the caller owns (kept by `stop()`), e.g. that
+   * of a stopped server to restart it with the same certificates. A fresh temp dir by default.
+   */
+  dataDir?: string;
   /** How long to wait for the ready line (20 s by default). */
   readyTimeoutMs?: number;
   /** How long `stop()` waits after SIGTERM before SIGKILL (10 s by default). */
@@ -57,13 +67,14 @@ function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 /**
- * Spawns `orch-apiserver --secure-port 0 --data-dir <fresh temp dir> ...flags` and resolves once
- * it printed its ready line. Rejects (having killed it and removed the dir) when it exits first
- * or is not ready within `readyTimeoutMs`.
+ * Spawns `orch-apiserver --secure-port <securePort or 0> --data-dir <dataDir or a fresh temp dir>
+ * ...flags` and resolves once it printed its ready line. Rejects (having killed it and removed a
+ * temp dir) when it exits first or is not ready within `readyTimeoutMs`.
  */
 export async function startAPIServer(options: StartOptions = {}): Promise<RunningAPIServer> {
-  const dataDir = await mkdtemp(join(tmpdir(), "orch-test-"));
-  const child = spawn(apiserverBin, ["--secure-port", "0", "--data-dir", dataDir, ...(options.flags ?? [])], {
+  const ownsDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "orch-test-")));
+  const child = spawn(apiserverBin, ["--secure-port", String(options.securePort ?? 0), "--data-dir", dataDir, ...(options.flags ?? [])], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
@@ -82,7 +93,7 @@ export async function startAPIServer(options: StartOptions = {}): Promise<Runnin
         await exited;
         code = null;
       }
-      await rm(dataDir, { recursive: true, force: true });
+      if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
       return code;
     })());
   try {

@@ -1,15 +1,9 @@
 import type { APIObject } from "@orch/meta";
+import { bootstrapTokenPattern } from "@orch/resources";
 import { FakeClock } from "@orch/store";
 import { describe, expect, it } from "vitest";
 import { AuthenticationError } from "./authenticator.js";
-import {
-  bootstrapSecretValue,
-  bootstrapTokenAuthenticator,
-  bootstrapTokenExpiration,
-  bootstrapTokenPattern,
-  isBootstrapTokenExpired,
-  parseBootstrapToken,
-} from "./bootstrap-token.js";
+import { bootstrapTokenAuthenticator, parseBootstrapToken } from "./bootstrap-token.js";
 import type { ObjectGetter } from "./object-getter.js";
 
 const namespace = "orch-system";
@@ -68,29 +62,6 @@ describe("parseBootstrapToken", () => {
     ["a JWT", "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln"],
   ])("refuses %s", (_what, candidate) => {
     expect(parseBootstrapToken(candidate)).toBeUndefined();
-  });
-});
-
-describe("token Secret data", () => {
-  it("reads a data value as text, an absent key as the empty string, and a value that is not base64 as undefined", () => {
-    const secret = tokenSecret({}, { data: { "token-id": b64("abcdef"), expiration: "not base64!" } });
-    expect(bootstrapSecretValue(secret, "token-id")).toBe("abcdef");
-    expect(bootstrapSecretValue(secret, "description")).toBe("");
-    expect(bootstrapSecretValue(secret, "expiration")).toBeUndefined();
-  });
-
-  it("reads the expiration as never, an instant, or malformed", () => {
-    expect(bootstrapTokenExpiration(tokenSecret({ expiration: undefined }))).toEqual({ kind: "never" });
-    expect(bootstrapTokenExpiration(tokenSecret({ expiration: "2026-01-01T01:00:00.5+01:00" }))).toEqual({ kind: "at", at: Date.UTC(2026, 0, 1, 0, 0, 0, 500), value: "2026-01-01T01:00:00.5+01:00" });
-    expect(bootstrapTokenExpiration(tokenSecret({ expiration: "2026-02-30T00:00:00Z" }))).toEqual({ kind: "malformed", value: "2026-02-30T00:00:00Z" });
-  });
-
-  it("counts a token as expired from its expiration on, and a malformed expiration as expired", () => {
-    const now = Date.UTC(2026, 0, 1);
-    expect(isBootstrapTokenExpired(tokenSecret({ expiration: "2026-01-01T00:00:01Z" }), now)).toBe(false);
-    expect(isBootstrapTokenExpired(tokenSecret({ expiration: "2026-01-01T00:00:00Z" }), now)).toBe(true);
-    expect(isBootstrapTokenExpired(tokenSecret({ expiration: "soon" }), now)).toBe(true);
-    expect(isBootstrapTokenExpired(tokenSecret({ expiration: undefined }), now)).toBe(false);
   });
 });
 

@@ -1,23 +1,16 @@
 /**
  * Bootstrap tokens: `<id>.<secret>` bearer tokens backed by a Secret `bootstrap-token-<id>` in
  * the system namespace, which nodes use to join a cluster (the reference's
- * `plugin/pkg/auth/authenticator/token/bootstrap`), and what other code shares: the token format
- * and the readers of a token Secret's data and expiration (`@orch/certificates` builds on them).
+ * `plugin/pkg/auth/authenticator/token/bootstrap`). The format of the token Secret (its data
+ * keys, the readers of its values and expiration, the token and group patterns) is
+ * `@orch/resources`' `bootstrap-token-secret`, which the Secret kind validates with.
  * @module
  */
-import { parseTime, type APIObject } from "@orch/meta";
+import type { APIObject } from "@orch/meta";
+import { bootstrapGroupPattern, bootstrapSecretValue, bootstrapTokenExpiration, bootstrapTokenKeys, bootstrapTokenPattern, bootstrapTokenSecretName } from "@orch/resources";
 import { systemClock, type Clock } from "@orch/store";
 import { AuthenticationError, type AuthenticationResult, type TokenAuthenticator } from "./authenticator.js";
 import type { ObjectGetter } from "./object-getter.js";
-
-/** The format of a bootstrap token: a 6-character id, a dot, a 16-character secret, `[a-z0-9]`. */
-export const bootstrapTokenPattern = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
-
-/** The format of an extra group of a bootstrap token (the reference's `BootstrapGroupPattern`). */
-export const bootstrapGroupPattern = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
-
-/** The name of the Secret of token `<id>` is this prefix followed by the id. */
-export const bootstrapTokenSecretPrefix = "bootstrap-token-";
 
 /** The user name of token `<id>` is this prefix followed by the id. */
 export const bootstrapUserPrefix = "system:bootstrap:";
@@ -52,78 +45,6 @@ export interface BootstrapTokenAuthenticatorOptions {
   clock?: Clock;
   /** Receives one line per token that matched a Secret but was not accepted, and why (never the secret). */
   log?: (message: string) => void;
-}
-
-/** The data keys of a bootstrap token Secret (the reference's `bootstrapapi` constants). */
-export const bootstrapTokenKeys = {
-  /** Free text about the token. */
-  description: "description",
-  /** The token's id, which must match the Secret's name. */
-  tokenId: "token-id",
-  /** The token's secret. */
-  tokenSecret: "token-secret",
-  /** When the token expires, RFC 3339 (optional). */
-  expiration: "expiration",
-  /** The prefix of the usage keys, each `true` when the usage is enabled. */
-  usagePrefix: "usage-bootstrap-",
-  /** `true` when the token authenticates. */
-  usageAuthentication: "usage-bootstrap-authentication",
-  /** `true` when the token signs the `cluster-info` ConfigMap. */
-  usageSigning: "usage-bootstrap-signing",
-  /** Comma-separated groups beyond `system:bootstrappers`, each matching {@link bootstrapGroupPattern}. */
-  extraGroups: "auth-extra-groups",
-} as const;
-
-/**
- * The value of `key` in a token Secret's `data` (base64, as Secrets are stored) as UTF-8 text:
- * `""` when the key is absent (the reference's `GetData`), `undefined` when the value is not base64.
- */
-export function bootstrapSecretValue(secret: APIObject, key: string): string | undefined {
-  const data = secret["data"];
-  const value = typeof data === "object" && data !== null ? (data as Record<string, unknown>)[key] : undefined;
-  if (value === undefined) return "";
-  if (typeof value !== "string") return undefined;
-  try {
-    const binary = atob(value);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return new TextDecoder().decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * What a token Secret's `expiration` says: `never` when absent or empty, `at` an RFC 3339 time
- * (`2026-01-01T00:00:00Z`; fractional seconds and `+hh:mm` offsets allowed) in ms since the
- * epoch, `malformed` when it is not base64 (`value` undefined) or not such a time (a date that
- * does not exist, `2026-02-30`, included).
- */
-export type BootstrapTokenExpiration =
-  | { kind: "never" }
-  | { kind: "at"; at: number; value: string }
-  | { kind: "malformed"; value: string | undefined };
-
-/** The `expiration` of a token Secret; see {@link BootstrapTokenExpiration}. */
-export function bootstrapTokenExpiration(secret: APIObject): BootstrapTokenExpiration {
-  const value = bootstrapSecretValue(secret, bootstrapTokenKeys.expiration);
-  if (value === "") return { kind: "never" };
-  if (value === undefined) return { kind: "malformed", value };
-  try {
-    return { kind: "at", at: parseTime(value), value };
-  } catch {
-    return { kind: "malformed", value };
-  }
-}
-
-/**
- * Whether a token Secret has expired at `now` (ms since the epoch), as the reference's
- * `HasExpired`: its `expiration` is at or before `now`, or malformed (treated as expired); a
- * Secret without `expiration` never expires.
- */
-export function isBootstrapTokenExpired(secret: APIObject, now: number): boolean {
-  const expiration = bootstrapTokenExpiration(secret);
-  return expiration.kind === "malformed" || (expiration.kind === "at" && expiration.at <= now);
 }
 
 /** Whether `a` and `b` are equal, in time that depends only on their lengths. */
@@ -161,7 +82,7 @@ export function bootstrapTokenAuthenticator(options: BootstrapTokenAuthenticator
     async authenticateToken(token: string): Promise<AuthenticationResult> {
       const parsed = parseBootstrapToken(token);
       if (!parsed) return undefined;
-      const name = bootstrapTokenSecretPrefix + parsed.id;
+      const name = bootstrapTokenSecretName(parsed.id);
       let secret: APIObject | undefined;
       try {
         secret = await getter("", "secrets", namespace, name);

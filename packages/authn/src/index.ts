@@ -30,19 +30,22 @@ export {
 export { publicKeysFromPEM } from "./service-account-keys.js";
 export {
   bootstrapDefaultGroup,
+  bootstrapTokenAuthenticator,
+  bootstrapUserPrefix,
+  parseBootstrapToken,
+  type BootstrapToken,
+  type BootstrapTokenAuthenticatorOptions,
+} from "./bootstrap-token.js";
+// The token Secret's format lives with the Secret kind, which validates it; re-exported for callers of this package.
+export {
   bootstrapGroupPattern,
   bootstrapSecretValue,
-  bootstrapTokenAuthenticator,
   bootstrapTokenExpiration,
   bootstrapTokenKeys,
   bootstrapTokenPattern,
   bootstrapTokenSecretPrefix,
-  bootstrapUserPrefix,
   isBootstrapTokenExpired,
-  parseBootstrapToken,
-  type BootstrapToken,
-  type BootstrapTokenAuthenticatorOptions,
   type BootstrapTokenExpiration,
-} from "./bootstrap-token.js";
+} from "@orch/resources";
 export { ExpiringCache } from "./expiring-cache.js";
 export { untilAborted } from "./until-aborted.js";

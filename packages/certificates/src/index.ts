@@ -11,17 +11,10 @@ export {
   type SigningCA,
 } from "./sign-certificate.js";
 export { csrExpiry, decidedCSRExpirationMs, pendingCSRExpirationMs, type CSRExpiry } from "./csr-expiry.js";
-export {
-  bootstrapTokenNamespace,
-  bootstrapTokenSecret,
-  bootstrapTokenSecretName,
-  bootstrapTokenSecretType,
-  generateBootstrapToken,
-  signingToken,
-  validateBootstrapTokenSecret,
-  type BootstrapTokenSecretOptions,
-} from "./bootstrap-token.js";
-export { isBootstrapTokenExpired, parseBootstrapToken, type BootstrapToken } from "@orch/authn";
+export { bootstrapTokenSecret, generateBootstrapToken, signingToken, type BootstrapTokenSecretOptions } from "./bootstrap-token.js";
+// The token Secret's format and rules live with the Secret kind, which validates with them; re-exported for callers of this package.
+export { bootstrapTokenNamespace, bootstrapTokenSecretName, bootstrapTokenSecretType, isBootstrapTokenExpired, validateBootstrapTokenSecret } from "@orch/resources";
+export { parseBootstrapToken, type BootstrapToken } from "@orch/authn";
 export {
   clusterInfoKubeconfig,
   clusterInfoKubeconfigKey,

@@ -117,6 +117,9 @@ async function writeStream(
   state.streams.add(endCleanly);
   const onClose = () => end();
   res.once("close", onClose);
+  // A stream that starts once the server drains (a watch re-opened on a kept-alive connection)
+  // missed the ending of the open ones: end it now, or it holds the drain until its timeout.
+  if (state.closing) endCleanly();
 
   try {
     while (!ended) {

@@ -120,6 +120,41 @@ describe("graceful close", () => {
     expect(Date.now() - started).toBeLessThan(4000);
   });
 
+  it("ends at once a stream that starts while the server drains (a watch re-opened on a kept-alive connection)", async () => {
+    const state = { returned: false };
+    let answer!: () => void;
+    const answered = new Promise<void>((r) => (answer = r));
+    let asked = false;
+    const server: RequestHandler = {
+      maxRequestBodyBytes: 1024,
+      handle: async () => {
+        asked = true;
+        await answered;
+        return { status: 200, headers: new Headers(), stream: endless(state) };
+      },
+      shutdown: async () => {},
+    };
+    served = await serve(server, { drainTimeoutMs: 5000 });
+    const result = new Promise<{ body: string; complete: boolean; connection: string | undefined }>((resolve, reject) => {
+      get(served!.url + "/watch", { agent: false }, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (body += c));
+        res.on("end", () => resolve({ body, complete: res.complete, connection: res.headers.connection }));
+        res.on("error", reject);
+      }).on("error", reject);
+    });
+    while (!asked) await new Promise((r) => setTimeout(r, 5));
+    const started = Date.now();
+    const closed = served.close();
+    await new Promise((r) => setTimeout(r, 50));
+    answer();
+    await closed;
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(await result).toEqual({ body: "", complete: true, connection: "close" });
+    expect(state.returned).toBe(true);
+  });
+
   it("lets an in-flight request finish, and destroys one that outlives the drain timeout", async () => {
     const releases: Array<() => void> = [];
     const server: RequestHandler = {

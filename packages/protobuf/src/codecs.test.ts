@@ -145,3 +145,48 @@ describe("protobuf codecs of rbac.authorization and authorization", () => {
     expect(decodeProtobufObject(encodeProtobufObject(role)).object).toEqual(role);
   });
 });
+
+describe("protobuf codec of certificates", () => {
+  const certificates = "certificates.k8s.io/v1";
+  const csr = {
+    apiVersion: certificates,
+    kind: "CertificateSigningRequest",
+    metadata: { name: "alice", uid: "u-1", creationTimestamp: "2026-01-02T03:04:05Z" },
+    spec: {
+      request: btoa("-----BEGIN CERTIFICATE REQUEST-----\n"),
+      signerName: "kubernetes.io/kube-apiserver-client",
+      expirationSeconds: 3600,
+      usages: ["digital signature", "client auth"],
+      username: "admin",
+      uid: "uid-admin",
+      groups: ["system:masters", "system:authenticated"],
+      extra: { scopes: ["a", "b"] },
+    },
+    status: {
+      conditions: [{ type: "Approved", status: "True", reason: "KubectlApprove", message: "This CSR was approved by kubectl certificate approve.", lastUpdateTime: "2026-01-02T03:04:06Z", lastTransitionTime: "2026-01-02T03:04:06Z" }],
+      certificate: btoa("-----BEGIN CERTIFICATE-----\n"),
+    },
+  };
+
+  it("round-trips a CertificateSigningRequest with every field set, in any domain's certificates group", () => {
+    const decoded = decodeProtobufObject(encodeProtobufObject(csr));
+    expect(decoded.object).toEqual(csr);
+    expect(hasProtobufCodec("certificates.orch.io/v1", "CertificateSigningRequest")).toBe(true);
+    expect(hasProtobufCodec("certificates.k8s.io/v1beta1", "CertificateSigningRequest")).toBe(false);
+  });
+
+  it("reads the reference's field numbers (signerName 7, a condition's status 6)", () => {
+    // CertificateSigningRequest{metadata(1){name="c"}, spec(2){request(1)="r", signerName(7)="s"}, status(3){conditions(1){type(1)="Denied", status(6)="True"}}}
+    const spec = bytes([0x0a, 0x01], "r", [0x3a, 0x01], "s");
+    const condition = bytes([0x0a, 0x06], "Denied", [0x32, 0x04], "True");
+    const status = bytes([0x0a, condition.length], [...condition]);
+    const raw = bytes([0x0a, 0x03, 0x0a, 0x01], "c", [0x12, spec.length], [...spec], [0x1a, status.length], [...status]);
+    expect(decodeProtobufObject(encodeEnvelope({ apiVersion: certificates, kind: "CertificateSigningRequest", raw })).object).toEqual({
+      apiVersion: certificates,
+      kind: "CertificateSigningRequest",
+      metadata: { name: "c" },
+      spec: { request: btoa("r"), signerName: "s" },
+      status: { conditions: [{ type: "Denied", status: "True" }] },
+    });
+  });
+});

@@ -3,7 +3,8 @@
  * protobufjs reflection (no `.proto` file is loaded at run time). Field numbers are those of the
  * reference system's `generated.proto` files (`k8s.io/apimachinery/pkg/apis/meta/v1`,
  * `k8s.io/api/core/v1`, `k8s.io/api/coordination/v1`, `k8s.io/api/authentication/v1`,
- * `k8s.io/api/rbac/v1`, `k8s.io/api/authorization/v1`), so its clients read and write them.
+ * `k8s.io/api/rbac/v1`, `k8s.io/api/authorization/v1`, `k8s.io/api/certificates/v1`), so its
+ * clients read and write them.
  *
  * Objects cross in the JSON shape the rest of orch uses: times as RFC 3339 strings, bytes as
  * base64 strings, `fieldsV1` as the JSON object it holds, int64 as numbers; empty strings, empty
@@ -285,6 +286,32 @@ message(
 );
 const selfSubjectRulesReview = kindMessage("SelfSubjectRulesReview", "SelfSubjectRulesReviewSpec", "SubjectRulesReviewStatus");
 
+// k8s.io/api/certificates/v1/generated.proto: the whole request, which kubectl certificate
+// approve and deny send to the approval sub-resource. ExtraValue is certificates' own message,
+// the same on the wire as authentication's.
+message(
+  "CertificateSigningRequestSpec",
+  optional("request", 1, "bytes"),
+  optional("signerName", 7, "string"),
+  optional("expirationSeconds", 8, "int32"),
+  repeated("usages", 5, "string"),
+  optional("username", 2, "string"),
+  optional("uid", 3, "string"),
+  repeated("groups", 4, "string"),
+  map("extra", 6, "ExtraValue"),
+);
+message(
+  "CertificateSigningRequestCondition",
+  optional("type", 1, "string"),
+  optional("status", 6, "string"),
+  optional("reason", 2, "string"),
+  optional("message", 3, "string"),
+  optional("lastUpdateTime", 4, "Time"),
+  optional("lastTransitionTime", 5, "Time"),
+);
+message("CertificateSigningRequestStatus", repeated("conditions", 1, "CertificateSigningRequestCondition"), optional("certificate", 2, "bytes"));
+const certificateSigningRequest = kindMessage("CertificateSigningRequest", "CertificateSigningRequestSpec", "CertificateSigningRequestStatus");
+
 root.resolveAll();
 
 /**
@@ -326,6 +353,7 @@ const codecs: readonly KindCodec[] = [
   { group: "authorization", version: "v1", kind: "LocalSubjectAccessReview", type: localSubjectAccessReview },
   { group: "authorization", version: "v1", kind: "SelfSubjectAccessReview", type: selfSubjectAccessReview },
   { group: "authorization", version: "v1", kind: "SelfSubjectRulesReview", type: selfSubjectRulesReview },
+  { group: "certificates", version: "v1", kind: "CertificateSigningRequest", type: certificateSigningRequest },
   { group: "*", version: "v1", kind: "DeleteOptions", type: deleteOptions },
 ];
 
@@ -352,7 +380,8 @@ function codecFor(apiVersion: string, kind: string): KindCodec | undefined {
  * `authentication.<domain>/v1` TokenRequest and SelfSubjectReview, `rbac.authorization.<domain>/v1`
  * Role, ClusterRole, RoleBinding and ClusterRoleBinding, `authorization.<domain>/v1`
  * SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectAccessReview and
- * SelfSubjectRulesReview, and DeleteOptions of any group).
+ * SelfSubjectRulesReview, `certificates.<domain>/v1` CertificateSigningRequest, and DeleteOptions
+ * of any group).
  */
 export function hasProtobufCodec(apiVersion: string, kind: string): boolean {
   return codecFor(apiVersion, kind) !== undefined;

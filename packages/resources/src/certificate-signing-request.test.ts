@@ -151,12 +151,15 @@ describe("CertificateSigningRequest", () => {
     expect(strategy?.selectableFields?.(csr())).toEqual({ "spec.signerName": "orch.io/kube-apiserver-client-kubelet" });
   });
 
-  it("prints SIGNERNAME, REQUESTOR, REQUESTEDDURATION and CONDITION", () => {
+  it("prints NAME, AGE, SIGNERNAME, REQUESTOR, REQUESTEDDURATION and CONDITION, in the reference's order", () => {
+    expect(strategy?.tableColumnsComplete).toBe(true);
     const columns = strategy?.tableColumns ?? [];
-    expect(columns.map((c) => c.name)).toEqual(["SignerName", "Requestor", "RequestedDuration", "Condition"]);
+    expect(columns.map((c) => c.name)).toEqual(["Name", "Age", "SignerName", "Requestor", "RequestedDuration", "Condition"]);
     const object = csr({ username: "system:node:worker-1", expirationSeconds: 3600 }, { conditions: [approved], certificate });
-    expect(columns.map((c) => c.cell(object))).toEqual(["orch.io/kube-apiserver-client-kubelet", "system:node:worker-1", "60m", "Approved,Issued"]);
-    expect(columns[2]?.cell(csr())).toBe("<none>");
+    object.metadata = { ...object.metadata, name: "node-csr-1", creationTimestamp: "2026-01-01T00:00:00Z" };
+    const now = Date.parse("2026-01-01T00:05:00Z");
+    expect(columns.map((c) => c.cell(object, now))).toEqual(["node-csr-1", "5m", "orch.io/kube-apiserver-client-kubelet", "system:node:worker-1", "60m", "Approved,Issued"]);
+    expect(columns[4]?.cell(csr())).toBe("<none>");
     expect(csrConditionCell(csr())).toBe("Pending");
     expect(csrConditionCell(csr({}, { conditions: [{ type: "Denied", status: "True" }, { type: "Failed", status: "True" }] }))).toBe("Denied,Failed");
   });

@@ -24,6 +24,7 @@ import { z } from "zod";
 import { bytesText, decodePEM, dns1123LabelProblems, dns1123SubdomainProblems, isDERSequence, list, strings } from "./internal/access-rules.js";
 import { humanDuration } from "./internal/duration.js";
 import { jsonEqual, record, str } from "./internal/rules.js";
+import { ageColumn, nameColumn } from "./internal/table-columns.js";
 import type { ResourceType, StrategyContext } from "./resource-type.js";
 import { atomicStrings, bytes, int32, named, time } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
@@ -497,7 +498,11 @@ export const certificateSigningRequestType: ResourceType = {
     checkWriteAccess: (object, old, subresource, ctx) => checkSignerAccess(object, old, subresource, ctx),
     selectableFields: (object) => ({ "spec.signerName": str(spec(object)["signerName"]) }),
     selectableFieldNames: ["spec.signerName"],
+    // The reference's printer puts Age second, so the Table lists Name and Age itself.
+    tableColumnsComplete: true,
     tableColumns: [
+      nameColumn,
+      ageColumn,
       {
         name: "SignerName",
         type: "string",

@@ -69,7 +69,26 @@ export {
   validateNamespaceStatusUpdate,
 } from "./namespace.js";
 export { configMapType, configMapV1Schema, validateConfigMap, validateConfigMapUpdate } from "./config-map.js";
-export { mergeStringData, secretType, secretTypes, secretV1Schema, validateSecret, validateSecretUpdate } from "./secret.js";
+export { mergeStringData, secretType, secretV1Schema, validateSecret, validateSecretUpdate } from "./secret.js";
+export { secretTypes } from "./secret-types.js";
+export {
+  bootstrapGroupPattern,
+  bootstrapSecretValue,
+  bootstrapTokenExpiration,
+  bootstrapTokenIdPattern,
+  bootstrapTokenKeys,
+  bootstrapTokenNamespace,
+  bootstrapTokenPattern,
+  bootstrapTokenSecretName,
+  bootstrapTokenSecretPattern,
+  bootstrapTokenSecretPrefix,
+  bootstrapTokenSecretType,
+  bootstrapTokenUsages,
+  isBootstrapTokenExpired,
+  validateBootstrapTokenData,
+  validateBootstrapTokenSecret,
+  type BootstrapTokenExpiration,
+} from "./bootstrap-token-secret.js";
 export { leaseSpecSchema, leaseType, leaseV1Schema, validateLease } from "./lease.js";
 export {
   eventSelectableFields,

@@ -20,8 +20,8 @@ import {
 } from "@orch/meta";
 import { z } from "zod";
 import { dns1123SubdomainProblems } from "./internal/access-rules.js";
-import { ageOf } from "./internal/duration.js";
 import { jsonEqual, record, records, str } from "./internal/rules.js";
+import { ageColumn, nameColumn } from "./internal/table-columns.js";
 import { confirmNoEscalation, escalationAllowed, isOnlyMutatingGCFields, policyRulesOf, rbacGroup, rbacGroupPattern } from "./policy-rule.js";
 import type { AccessPolicyRule, ResourceType, StrategyContext, TableColumn } from "./resource-type.js";
 import { named } from "./schema/fields.js";
@@ -254,15 +254,7 @@ export function subjectsStrings(object: APIObject): { users: string[]; groups: s
  * `ClusterRole/name`), Age, and with `-o wide` Users, Groups and ServiceAccounts (joined by `, `).
  */
 export const bindingTableColumns: readonly TableColumn[] = [
-  {
-    name: "Name",
-    type: "string",
-    format: "name",
-    description:
-      "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically.",
-    priority: 0,
-    cell: (o) => o.metadata?.name ?? "",
-  },
+  nameColumn,
   {
     name: "Role",
     type: "string",
@@ -274,13 +266,7 @@ export const bindingTableColumns: readonly TableColumn[] = [
       return `${str(roleRef["kind"])}/${str(roleRef["name"])}`;
     },
   },
-  {
-    name: "Age",
-    type: "string",
-    description: "CreationTimestamp is a timestamp representing the server time when this object was created.",
-    priority: 0,
-    cell: (o, now) => ageOf(o.metadata?.creationTimestamp, now ?? Date.now()),
-  },
+  ageColumn,
   { name: "Users", type: "string", description: "Users in the roleBinding", priority: 1, cell: (o) => subjectsStrings(o).users.join(", ") },
   { name: "Groups", type: "string", description: "Groups in the roleBinding", priority: 1, cell: (o) => subjectsStrings(o).groups.join(", ") },
   { name: "ServiceAccounts", type: "string", description: "ServiceAccounts in the roleBinding", priority: 1, cell: (o) => subjectsStrings(o).serviceAccounts.join(", ") },

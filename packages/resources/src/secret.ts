@@ -6,9 +6,12 @@
  */
 import { FieldPath, invalidField, requiredField, type APIObject, type FieldError } from "@orch/meta";
 import { z } from "zod";
+import { bootstrapTokenSecretType, validateBootstrapTokenData } from "./bootstrap-token-secret.js";
 import { base64ByteLength, decodeBase64, encodeBase64Text } from "./internal/base64.js";
 import { jsonEqual, maxDataBytes, record, str, stringRecord, validateConfigKeys, validateImmutableData } from "./internal/rules.js";
 import type { ResourceType, StrategyContext } from "./resource-type.js";
+import { secretTypes } from "./secret-types.js";
+import { serviceAccountClaimKey } from "./token-request.js";
 import { bytes, stringMap } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
@@ -22,20 +25,6 @@ export const secretV1Schema = kindSchema(
   },
   "Secret holds secret data of a certain type.",
 );
-
-/** The Secret types of the reference, with the product domain in their names. */
-export function secretTypes(domain: string) {
-  return {
-    opaque: "Opaque",
-    serviceAccountToken: `${domain}/service-account-token`,
-    dockercfg: `${domain}/dockercfg`,
-    dockerConfigJSON: `${domain}/dockerconfigjson`,
-    basicAuth: `${domain}/basic-auth`,
-    sshAuth: `${domain}/ssh-auth`,
-    tls: `${domain}/tls`,
-    bootstrapToken: `bootstrap.${domain}/token`,
-  } as const;
-}
 
 /**
  * Moves `stringData` into `data` (each value base64 of its UTF-8 bytes, overriding `data`) and
@@ -67,11 +56,17 @@ function validDockerJSON(value: string): string | undefined {
  * type requires (`<domain>/service-account-token`: annotation `<domain>/service-account.name`;
  * `<domain>/dockercfg`/`dockerconfigjson`: a JSON object under `.dockercfg`/`.dockerconfigjson`;
  * `<domain>/basic-auth`: `username` or `password`; `<domain>/ssh-auth`: `ssh-privatekey`;
- * `<domain>/tls`: `tls.crt` and `tls.key`).
+ * `<domain>/tls`: `tls.crt` and `tls.key`); the `data` of a Secret of the bootstrap token type
+ * (`bootstrap.orch.io/token`, `bootstrap.kubernetes.io/token` under `k8s.io`) follows
+ * {@link validateBootstrapTokenData}. The strategy runs this after `stringData` is merged into
+ * `data` (its `defaults` and `prepareFor*` do that), so keys given as `stringData` are checked
+ * and reported under `data[...]`.
  */
 export function validateSecret(object: APIObject, ctx?: Pick<StrategyContext, "domain">): FieldError[] {
   const domain = ctx?.domain ?? "orch.io";
-  const types = secretTypes(domain);
+  // Type and annotation names carry the label domain: `kubernetes.io/tls` on a k8s.io server.
+  const labelDomain = serviceAccountClaimKey(domain);
+  const types = secretTypes(labelDomain);
   const errors: FieldError[] = [];
   const data = stringRecord(object["data"]);
   const dataPath = FieldPath.root("data");
@@ -80,9 +75,10 @@ export function validateSecret(object: APIObject, ctx?: Pick<StrategyContext, "d
   for (const value of Object.values(data)) total += base64ByteLength(value);
   if (total > maxDataBytes) errors.push({ type: "FieldValueTooLong", field: "data", detail: `must have at most ${maxDataBytes} bytes` });
   const has = (key: string) => Object.hasOwn(data, key);
+  if (str(object["type"]) === bootstrapTokenSecretType(domain)) errors.push(...validateBootstrapTokenData(object));
   switch (str(object["type"])) {
     case types.serviceAccountToken: {
-      const name = `${domain}/service-account.name`;
+      const name = `${labelDomain}/service-account.name`;
       if (!object.metadata?.annotations?.[name]) errors.push(requiredField(FieldPath.root("metadata").child("annotations").key(name)));
       break;
     }

@@ -103,4 +103,35 @@ describe("APIServer authentication", () => {
     clock.advance(2 * 24 * 3600 * 1000);
     expect((await server.handle(post(whoamiPath, review, { authorization: "Bearer abcdef.0123456789abcdef" }))).status).toBe(401);
   });
+
+  it("refuses a bootstrap token Secret with bad data with 422 Invalid and its field paths, on create and on update", async () => {
+    const server = new APIServer();
+    const admin = { name: "admin", groups: ["system:masters"] };
+    const path = "/api/v1/namespaces/orch-system/secrets";
+    const secret = (stringData: Record<string, string>) => ({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "bootstrap-token-abcdef", namespace: "orch-system" },
+      type: "bootstrap.orch.io/token",
+      stringData: { "token-id": "abcdef", "token-secret": "0123456789abcdef", ...stringData },
+    });
+    const bad = { "token-id": "ABCDEF", "token-secret": "short", expiration: "soon", "usage-bootstrap-signing": "yes", "auth-extra-groups": "system:masters" };
+    const causes = [
+      { reason: "FieldValueInvalid", message: 'Invalid value: "ABCDEF": must match [a-z0-9]{6}', field: "data[token-id]" },
+      { reason: "FieldValueInvalid", message: 'Invalid value: "<secret data>": must match [a-z0-9]{16}', field: "data[token-secret]" },
+      { reason: "FieldValueInvalid", message: 'Invalid value: "soon": must be an RFC 3339 time such as 2006-01-02T15:04:05Z', field: "data[expiration]" },
+      { reason: "FieldValueInvalid", message: 'Invalid value: "yes": must be "true" when present', field: "data[usage-bootstrap-signing]" },
+      { reason: "FieldValueInvalid", message: 'Invalid value: "system:masters": must match ^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$', field: "data[auth-extra-groups]" },
+    ];
+    const created = await json(server, { ...post(path, JSON.stringify(secret(bad))), user: admin });
+    expect(created.status).toBe(422);
+    expect(created.body).toMatchObject({ kind: "Status", status: "Failure", reason: "Invalid", code: 422, details: { name: "bootstrap-token-abcdef", kind: "Secret", causes } });
+    expect(created.body["message"]).toContain('Secret "bootstrap-token-abcdef" is invalid: [data[token-id]: Invalid value: "ABCDEF"');
+
+    expect((await server.handle({ ...post(path, JSON.stringify(secret({}))), user: admin })).status).toBe(201);
+    const put: APIRequest = { ...post(`${path}/bootstrap-token-abcdef`, JSON.stringify(secret(bad))), method: "PUT", user: admin };
+    const updated = await json(server, put);
+    expect(updated.status).toBe(422);
+    expect(updated.body).toMatchObject({ reason: "Invalid", details: { causes } });
+  });
 });

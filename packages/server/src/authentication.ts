@@ -16,9 +16,8 @@ import {
   type ObjectGetter,
   type TokenAuthenticator,
 } from "@orch/authn";
-import { secretTypes, serviceAccountClaimKey, type TokenReviewResult } from "@orch/resources";
+import { bootstrapTokenNamespace, bootstrapTokenSecretType, serviceAccountClaimKey, type TokenReviewResult } from "@orch/resources";
 import type { Clock } from "@orch/store";
-import { builtinNamespaces } from "./namespace-lifecycle.js";
 import type { ServiceAccountTokenSigner } from "./service-account-tokens.js";
 
 /** What {@link serverAuthentication} builds the server's authentication from. */
@@ -86,12 +85,11 @@ export function serverAuthentication(input: ServerAuthenticationInput): ServerAu
   });
   const tokens: TokenAuthenticator[] = [serviceAccounts];
   if (input.bootstrapTokens) {
-    const namespace = builtinNamespaces(input.domain)[1] as string;
     tokens.push(
       bootstrapTokenAuthenticator({
         getter: input.getter,
-        namespace,
-        secretType: secretTypes(serviceAccountClaimKey(input.domain)).bootstrapToken,
+        namespace: bootstrapTokenNamespace(input.domain),
+        secretType: bootstrapTokenSecretType(input.domain),
         clock: input.clock,
         log: input.log,
       }),
