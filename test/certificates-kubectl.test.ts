@@ -117,8 +117,19 @@ describe("kubectl certificate approve and deny (--domain k8s.io)", () => {
     expect(review.status.userInfo).toEqual({ username: "alice", groups: ["dev", "system:authenticated"] });
   });
 
+  it("refuses a request for system:masters through the client signer (CertificateSubjectRestriction)", async () => {
+    const root = opensslRequest("/CN=root/O=system:masters");
+    const res = await admin(["create", "-f", "-"], { input: csrManifest("root", root.request) });
+    expect(res).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        'Error from server (Forbidden): error when creating "STDIN": certificatesigningrequests.certificates.k8s.io "root" is forbidden: use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed\n',
+    });
+  });
+
   it("denies a second request: Denied with the reference's reason, and no certificate", async () => {
-    const other = opensslRequest("/CN=mallory/O=system:masters");
+    const other = opensslRequest("/CN=mallory/O=ops");
     expect(await ok(admin, ["create", "-f", "-"], { input: csrManifest("mallory", other.request, { expirationSeconds: 3600 }) })).toBe(
       "certificatesigningrequest.certificates.k8s.io/mallory created\n",
     );

@@ -32,6 +32,7 @@ export const admissionPluginOrder = [
   "OwnerReferencesPermissionEnforcement",
   "PersistentVolumeClaimResize",
   "RuntimeClass",
+  "CertificateSubjectRestriction",
   "MutatingAdmissionWebhook",
   "ValidatingAdmissionWebhook",
   "ResourceQuota",
@@ -40,7 +41,10 @@ export const admissionPluginOrder = [
 /** The name of a built-in plugin. */
 export type BuiltinPluginName = (typeof admissionPluginOrder)[number];
 
-/** The plugins on when no `--enable-admission-plugins` is given (the reference's default-on set). */
+/**
+ * The plugins on when no `--enable-admission-plugins` is given: the reference's default-on set
+ * (spec 2's plugins, and CertificateSubjectRestriction, which guards the client signer).
+ */
 export const defaultAdmissionPlugins: readonly BuiltinPluginName[] = [
   "NamespaceLifecycle",
   "LimitRanger",
@@ -51,6 +55,7 @@ export const defaultAdmissionPlugins: readonly BuiltinPluginName[] = [
   "StorageObjectInUseProtection",
   "PersistentVolumeClaimResize",
   "RuntimeClass",
+  "CertificateSubjectRestriction",
   "MutatingAdmissionWebhook",
   "ValidatingAdmissionWebhook",
   "ResourceQuota",

@@ -27,8 +27,9 @@ Admission:
       --enable-admission-plugins strings  plugins to run besides the default-on ones (NamespaceLifecycle,
                                           LimitRanger, ServiceAccount, TaintNodesByCondition, PodSecurity,
                                           Priority, StorageObjectInUseProtection, PersistentVolumeClaimResize,
-                                          RuntimeClass, MutatingAdmissionWebhook, ValidatingAdmissionWebhook,
-                                          ResourceQuota); they run in a fixed order whatever the flag's order
+                                          RuntimeClass, CertificateSubjectRestriction, MutatingAdmissionWebhook,
+                                          ValidatingAdmissionWebhook, ResourceQuota); they run in a fixed order
+                                          whatever the flag's order
       --disable-admission-plugins strings default-on plugins to turn off
       --admission-control-config-file string
                                           AdmissionConfiguration (apiserver.config.<domain>/v1) giving plugins

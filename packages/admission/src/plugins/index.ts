@@ -4,6 +4,7 @@
  */
 import type { PluginFactory } from "../plugin.js";
 import { imagePolicyWebhook } from "./image-policy-webhook.js";
+import { certificateSubjectRestriction } from "./certificate-subject-restriction.js";
 import { limitPodHardAntiAffinityTopology } from "./limit-pod-hard-anti-affinity-topology.js";
 import { limitRanger } from "./limit-ranger.js";
 import { namespaceAutoProvision } from "./namespace-auto-provision.js";
@@ -46,6 +47,7 @@ export const builtinPluginFactories: Readonly<Record<string, PluginFactory>> = {
   OwnerReferencesPermissionEnforcement: ownerReferencesPermissionEnforcement,
   PersistentVolumeClaimResize: persistentVolumeClaimResize,
   RuntimeClass: runtimeClass,
+  CertificateSubjectRestriction: certificateSubjectRestriction,
   MutatingAdmissionWebhook: mutatingAdmissionWebhook,
   ValidatingAdmissionWebhook: validatingAdmissionWebhook,
   ResourceQuota: resourceQuota,
