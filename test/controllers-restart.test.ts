@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRequest, startAPIServer, type RunningAPIServer } from "./support/apiserver.js";
+import { until } from "./support/authorization.js";
 import { startEtcd, type EtcdCluster } from "./support/etcd.js";
 
 const controllerManagerBin = fileURLToPath(new URL("../node_modules/.bin/orch-controller-manager", import.meta.url));
@@ -32,14 +33,8 @@ interface Lease {
   spec?: { holderIdentity?: string; leaseTransitions?: number };
 }
 
-/** Polls `check` every 100 ms until it holds; fails after `ms`, naming `what`. */
-async function eventually(what: string, check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls `check` (a failed check, e.g. while the server restarts, counts as false) until it holds; fails after `ms`, naming `what`. */
+const eventually = (what: string, check: () => Promise<boolean>, ms = 15_000): Promise<void> => until(() => check().catch(() => false), () => what, ms);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

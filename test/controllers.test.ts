@@ -10,21 +10,13 @@ import { fileURLToPath } from "node:url";
 import { clusterInfoKubeconfig } from "@orch/certificates";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRequest, httpsRequestTo, startAPIServer, type RunningAPIServer } from "./support/apiserver.js";
+import { until } from "./support/authorization.js";
 import { kubectlFor, type Kubectl } from "./support/kubectl.js";
 
 const controllerManagerBin = fileURLToPath(new URL("../node_modules/.bin/orch-controller-manager", import.meta.url));
 
 interface ConfigMap {
   metadata: { name: string; uid: string; ownerReferences?: unknown[] };
-}
-
-/** Polls `check` every 100 ms until it holds; fails after `ms`. */
-async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Creates ConfigMap `owner` and two ConfigMaps owned by it (`<owner>-a`, `<owner>-b`) in `default`. */
@@ -74,7 +66,7 @@ describe("orch-apiserver with its in-process controllers", () => {
     await ownerWithDependents(server, "bg");
     const deleted = await kubectl(["delete", "configmap", "bg", "--cascade=background"], { timeoutSeconds: 30 });
     expect(deleted.code, deleted.stderr).toBe(0);
-    await eventually(async () => (await dependents(server, "bg")).size === 0);
+    await until(async () => (await dependents(server, "bg")).size === 0, () => "the dependents of bg to be collected", 10_000);
   });
 
   it("kubectl delete --cascade=orphan keeps the dependents, without their ownerReferences", async () => {
@@ -127,10 +119,10 @@ describe("orch-controller-manager", () => {
       });
       expect(stdout).toBe("orch-controller-manager ready\n");
       // Dependents of an owner deleted before it started, and after.
-      await eventually(async () => (await dependents(server, "before")).size === 0, 15_000);
+      await until(async () => (await dependents(server, "before")).size === 0, () => "the dependents of before to be collected", 15_000);
       await ownerWithDependents(server, "after");
       expect((await adminRequest(server, { method: "DELETE", path: "/api/v1/namespaces/default/configmaps/after" })).status).toBe(200);
-      await eventually(async () => (await dependents(server, "after")).size === 0, 15_000);
+      await until(async () => (await dependents(server, "after")).size === 0, () => "the dependents of after to be collected", 15_000);
       const lease = await adminRequest(server, { path: "/apis/coordination.orch.io/v1/namespaces/orch-system/leases/orch-controller-manager" });
       expect(lease.status).toBe(200);
     } finally {

@@ -7,11 +7,11 @@
  * talks to the server with that certificate as `system:node:<name>`.
  */
 import { X509Certificate } from "node:crypto";
-import { request as httpsRequest } from "node:https";
 import { bootstrapTokenSecret, generateBootstrapToken, verifyClusterInfo } from "@orch/certificates";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminRequest, httpsRequestTo, startAPIServer, type RawResponse, type RunningAPIServer } from "./support/apiserver.js";
+import { until } from "./support/authorization.js";
 import { opensslRequest } from "./support/openssl.js";
 
 let server: RunningAPIServer;
@@ -24,30 +24,16 @@ afterAll(async () => {
   expect(await server?.stop()).toBe(0);
 });
 
-/** Polls `read` until `done` holds of its answer (every 50 ms, 10 s at most). */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Polls `read` until `done` holds of its answer, 10 s at most (then fails, naming `what`); resolves with that answer. */
+async function answer<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  let value: T | undefined;
+  await until(async () => done((value = await read())), () => what, 10_000);
+  return value as T;
 }
 
 /** A request that trusts any server certificate: what a node has before it read cluster-info. */
 function untrusted(url: string, path: string): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(`${url}${path}`, { rejectUnauthorized: false, agent: false, timeout: 10_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: JSON.parse(text) as unknown });
-      });
-    });
-    req.on("error", reject);
-    req.end();
-  });
+  return httpsRequestTo(url, { rejectUnauthorized: false }, { path });
 }
 
 describe("joining a node with a bootstrap token", () => {
@@ -58,7 +44,8 @@ describe("joining a node with a bootstrap token", () => {
 
     // 1. cluster-info, read anonymously without trusting the server yet, signed for this token.
     const id = token.split(".")[0]!;
-    const info = await until(
+    const info = await answer(
+      "cluster-info signed for the token",
       () => untrusted(server.url, "/api/v1/namespaces/orch-public/configmaps/cluster-info"),
       (res) => res.status === 200 && typeof (res.json as { data?: Record<string, string> }).data?.[`jws-kubeconfig-${id}`] === "string",
     );
@@ -83,7 +70,8 @@ describe("joining a node with a bootstrap token", () => {
     expect((posted.json as { spec: { username: string; groups: string[] } }).spec).toMatchObject({ username: `system:bootstrap:${id}`, groups: expect.arrayContaining(["system:bootstrappers"]) as unknown });
 
     // 3. Approved by csrapproving, signed by csrsigning.
-    const signed = await until(
+    const signed = await answer(
+      "the CSR signed",
       () => httpsRequestTo(server.url, { ca }, { path: "/apis/certificates.orch.io/v1/certificatesigningrequests/node-csr-joiner", headers: asToken }),
       (res) => typeof (res.json as { status?: { certificate?: string } }).status?.certificate === "string",
     );

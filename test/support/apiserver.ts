@@ -187,10 +187,15 @@ export async function adminTLS(dataDir: string): Promise<{ ca: string; cert: str
 }
 
 /**
- * One HTTPS request to `url` + `request.path` with `tls` (a CA, optionally a client certificate),
- * on its own connection (`agent: false`), bounded by `request.timeoutMs` (10 s by default).
+ * One HTTPS request to `url` + `request.path` with `tls` (a CA, optionally a client certificate;
+ * or `rejectUnauthorized: false` to trust any server), on its own connection (`agent: false`),
+ * bounded by `request.timeoutMs` (10 s by default).
  */
-export function httpsRequestTo(url: string, tls: { ca: string; cert?: string; key?: string }, request: RawRequest): Promise<RawResponse> {
+export function httpsRequestTo(
+  url: string,
+  tls: { ca: string; cert?: string; key?: string } | { rejectUnauthorized: false },
+  request: RawRequest,
+): Promise<RawResponse> {
   const method = request.method ?? "GET";
   return new Promise<RawResponse>((resolve, reject) => {
     const req = httpsRequest(

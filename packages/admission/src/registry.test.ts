@@ -33,6 +33,6 @@ describe("buildAdmissionPlugins", () => {
   });
 
   it("hands each plugin its configuration, and a configuration it cannot use stops the build", () => {
-    expect(() => buildAdmissionPlugins(["PodSecurity"], { services: fakeServices() }, () => ({ kind: "Nonsense" }))).toThrow();
+    expect(() => buildAdmissionPlugins(["PodSecurity"], { services: fakeServices() }, () => ({ kind: "Nonsense" }))).toThrow(/expected kind PodSecurityConfiguration .*, not "Nonsense"/);
   });
 });

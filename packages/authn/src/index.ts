@@ -36,16 +36,7 @@ export {
   type BootstrapToken,
   type BootstrapTokenAuthenticatorOptions,
 } from "./bootstrap-token.js";
-// The token Secret's format lives with the Secret kind, which validates it; re-exported for callers of this package.
-export {
-  bootstrapGroupPattern,
-  bootstrapSecretValue,
-  bootstrapTokenExpiration,
-  bootstrapTokenKeys,
-  bootstrapTokenPattern,
-  bootstrapTokenSecretPrefix,
-  isBootstrapTokenExpired,
-  type BootstrapTokenExpiration,
-} from "@orch/resources";
+// The token Secret's format moved to `@orch/resources` (the Secret kind validates with it); these were this package's before.
+export { bootstrapGroupPattern, bootstrapTokenPattern, bootstrapTokenSecretPrefix } from "@orch/resources";
 export { ExpiringCache } from "./expiring-cache.js";
 export { untilAborted } from "./until-aborted.js";

@@ -16,6 +16,7 @@ import {
   bootstrapTokenUsages,
   isBootstrapTokenExpired,
 } from "@orch/resources";
+import { base64OfText } from "./internal/base64.js";
 
 const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -50,11 +51,6 @@ export interface BootstrapTokenSecretOptions {
   extraGroups?: readonly string[];
 }
 
-/** Base64 of the UTF-8 bytes of `text`, as a Secret's `data` holds it. */
-function base64(text: string): string {
-  return btoa(Array.from(new TextEncoder().encode(text), (b) => String.fromCharCode(b)).join(""));
-}
-
 /**
  * The Secret that holds `token`: `bootstrap-token-<id>` in the system namespace, of the
  * bootstrap token type, with `token-id`, `token-secret` and the options' keys in `data`.
@@ -72,7 +68,7 @@ export function bootstrapTokenSecret(token: string, options: BootstrapTokenSecre
   for (const usage of options.usages ?? bootstrapTokenUsages) values[bootstrapTokenKeys.usagePrefix + usage] = "true";
   if (options.extraGroups?.length) values[bootstrapTokenKeys.extraGroups] = options.extraGroups.join(",");
   const data: Record<string, string> = {};
-  for (const [key, value] of Object.entries(values)) data[key] = base64(value);
+  for (const [key, value] of Object.entries(values)) data[key] = base64OfText(value);
   return {
     apiVersion: "v1",
     kind: "Secret",

@@ -41,6 +41,16 @@ describe("signClusterInfo", () => {
     expect(await verifyClusterInfo(kubeconfig, jws, token)).toBe(true);
   });
 
+  it("matches HMAC-SHA256 computed without jose over the fixed header and the base64url payload", async () => {
+    const header = b64url('{"alg":"HS256","kid":"abcdef"}');
+    const utf8 = (text: string) => new TextEncoder().encode(text);
+    const key = await crypto.subtle.importKey("raw", utf8(token), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, utf8(`${header}.${b64url(kubeconfig)}`)));
+    const signature = b64url(String.fromCharCode(...mac));
+    expect(await signClusterInfo(kubeconfig, token)).toBe(`${header}..${signature}`);
+    expect(await verifyClusterInfo(kubeconfig, `${header}..${signature}`, token)).toBe(true);
+  });
+
   it("does not verify with another token, another payload, an attached payload or another algorithm", async () => {
     const jws = await signClusterInfo(kubeconfig, token);
     expect(await verifyClusterInfo(kubeconfig, jws, "abcdef.0123456789abcdeg")).toBe(false);

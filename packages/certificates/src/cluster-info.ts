@@ -7,6 +7,7 @@
  */
 import { parseBootstrapToken } from "@orch/authn";
 import { CompactSign, compactVerify, base64url } from "jose";
+import { base64OfText } from "./internal/base64.js";
 
 /** The name of the ConfigMap: `cluster-info`. */
 export const clusterInfoName = "cluster-info";
@@ -34,7 +35,7 @@ function scalar(text: string): string {
  * `clientcmd` writes kubeadm's (keys sorted, empty sections `null`).
  */
 export function clusterInfoKubeconfig(info: ClusterInfo): string {
-  const caData = btoa(Array.from(new TextEncoder().encode(info.caPem), (b) => String.fromCharCode(b)).join(""));
+  const caData = base64OfText(info.caPem);
   return [
     "apiVersion: v1",
     "clusters:",

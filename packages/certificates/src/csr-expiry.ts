@@ -5,6 +5,7 @@
  */
 import { parseTime, type APIObject } from "@orch/meta";
 import { csrConditionTypes } from "@orch/resources";
+import { textOfBase64 } from "./internal/base64.js";
 import { x509 } from "./internal/x509.js";
 
 /** How long a request without any condition is kept after its creation (24 hours). */
@@ -38,7 +39,7 @@ function timeOf(value: unknown): number | undefined {
 /** The end of the first certificate of a PEM bundle (base64 in `status.certificate`); `undefined` when unreadable. */
 function certificateNotAfter(base64: string): number | undefined {
   try {
-    const pem = new TextDecoder().decode(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
+    const pem = textOfBase64(base64);
     return new x509.X509Certificate(x509.PemConverter.decodeFirst(pem)).notAfter.getTime();
   } catch {
     return undefined;

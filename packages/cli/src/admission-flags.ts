@@ -2,7 +2,7 @@
  * The admission flags of `orch-apiserver`, as the reference names them.
  * @module
  */
-import type { FlagFailure } from "./authentication-flags.js";
+import { commaList, type FlagFailure } from "./authentication-flags.js";
 
 /** The parsed admission flags. */
 export interface AdmissionFlags {
@@ -36,9 +36,7 @@ Admission:
                                           their configuration, inline or by path
 `;
 
-function list(value: unknown): string[] {
-  return typeof value === "string" ? value.split(",").map((s) => s.trim()).filter((s) => s !== "") : [];
-}
+const list = (value: unknown): string[] => (typeof value === "string" ? commaList(value) : []);
 
 /** Parses the admission flags from `parseArgs` values (names are checked when the plugins are built). */
 export function parseAdmissionFlags(values: Record<string, unknown>, fail: FlagFailure): AdmissionFlags {

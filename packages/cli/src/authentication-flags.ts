@@ -160,6 +160,11 @@ Authentication:
 /** A bad authentication flag: thrown as the command's `FlagError` by the caller. */
 export type FlagFailure = (message: string) => never;
 
+/** The entries of a comma-separated flag value, trimmed, empty ones left out. */
+export function commaList(text: string): string[] {
+  return text.split(",").map((s) => s.trim()).filter((s) => s !== "");
+}
+
 /**
  * Parses the authentication flags from `parseArgs` values. `explicitFalse` holds the booleans
  * given as `--name=false`; `duration` parses a Go duration to milliseconds.
@@ -177,7 +182,7 @@ export function parseAuthenticationFlags(
   };
   const list = (name: string): string[] | undefined => {
     const v = str(name);
-    return v === undefined ? undefined : v.split(",").map((s) => s.trim()).filter((s) => s !== "");
+    return v === undefined ? undefined : commaList(v);
   };
   const flag = (name: string, fallback: boolean): boolean => (explicitFalse.has(name) ? false : values[name] === true ? true : fallback);
   const flags: AuthenticationFlags = {

@@ -3,7 +3,8 @@
  * @module
  */
 import { controllersOptions, controllersUsage, parseControllersFlags, type ControllersFlags } from "./controllers-flags.js";
-import { booleanValues, FlagError, parseDomain, parseOptions, stringValue, durationValue } from "./flags.js";
+import { isDNS1123Label } from "@orch/meta";
+import { booleanValues, failFlag, FlagError, parseDomain, parseOptions, stringValue, durationValue } from "./flags.js";
 
 /** The parsed command line of `orch-controller-manager`. */
 export interface ControllerManagerFlags {
@@ -66,13 +67,11 @@ export function parseControllerManagerFlags(argv: readonly string[]): Controller
     kubeconfig,
     domain: parseDomain(str("domain")),
     leaderElect: !booleans.explicitFalse.has("leader-elect"),
-    controllers: parseControllersFlags(values, durationValue(str), (message) => {
-      throw new FlagError(message);
-    }),
+    controllers: parseControllersFlags(values, durationValue(str), failFlag),
   };
   const namespace = str("leader-elect-lease-namespace");
   if (namespace !== undefined) {
-    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) || namespace.length > 63) throw new FlagError(`invalid --leader-elect-lease-namespace "${namespace}": want a namespace name`);
+    if (!isDNS1123Label(namespace)) throw new FlagError(`invalid --leader-elect-lease-namespace "${namespace}": want a namespace name`);
     flags.leaderElectLeaseNamespace = namespace;
   }
   return flags;

@@ -15,7 +15,7 @@ import { serverControllerNames } from "@orch/server";
 import { parseControllerManagerFlags, controllerManagerUsage } from "./controller-manager-flags.js";
 import { componentNames, loadClusterSigning, managerControllers } from "./controllers.js";
 import { FlagError } from "./flags.js";
-import { untilStopped } from "./internal/until-stopped.js";
+import { exitWhenStopped, untilStopped } from "./internal/until-stopped.js";
 import type { Output } from "./main.js";
 
 /** Options of {@link runControllerManager}. */
@@ -113,10 +113,5 @@ export async function runControllerManager(argv: readonly string[], options: Con
  * `process.argv` with the process's stdout and stderr, and exits with its code.
  */
 export async function controllerManagerMain(): Promise<never> {
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
-  const code = await runControllerManager(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, signal: stop.signal });
-  process.exit(code);
+  return exitWhenStopped((signal) => runControllerManager(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, signal }));
 }

@@ -3,7 +3,7 @@
  * `kube-controller-manager` names them: `--controllers` and the cluster signing CA.
  * @module
  */
-import type { FlagFailure } from "./authentication-flags.js";
+import { commaList, type FlagFailure } from "./authentication-flags.js";
 
 /** The parsed controller flags. */
 export interface ControllersFlags {
@@ -50,7 +50,7 @@ export function parseControllersFlags(
 ): ControllersFlags {
   const raw = values["controllers"];
   const given = Array.isArray(raw) ? raw.map(String) : ["*"];
-  const controllers = given.flatMap((v) => v.split(",")).map((e) => e.trim()).filter((e) => e !== "");
+  const controllers = given.flatMap(commaList);
   const flags: ControllersFlags = { controllers, clusterSigningDurationMs: duration("cluster-signing-duration", defaultClusterSigningDurationMs) };
   const cert = values["cluster-signing-cert-file"];
   const key = values["cluster-signing-key-file"];

@@ -7,7 +7,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { authorizationOptions, authorizationUsage, parseAuthorizationFlags, type AuthorizationFlags } from "./authorization-flags.js";
 import { admissionOptions, admissionUsage, parseAdmissionFlags, type AdmissionFlags } from "./admission-flags.js";
 import { controllersOptions, controllersUsage, parseControllersFlags, type ControllersFlags } from "./controllers-flags.js";
-import { authenticationBooleans, authenticationOptions, authenticationUsage, parseAuthenticationFlags, type AuthenticationFlags } from "./authentication-flags.js";
+import { authenticationBooleans, authenticationOptions, authenticationUsage, commaList, parseAuthenticationFlags, type AuthenticationFlags, type FlagFailure } from "./authentication-flags.js";
 
 /** The parsed command line of `orch-apiserver`. */
 export interface Flags {
@@ -201,18 +201,10 @@ export function parseFlags(argv: readonly string[]): Flags {
     etcdPrefix: etcd.prefix,
     etcdCompactionIntervalMs: duration("etcd-compaction-interval", 5 * 60_000),
     etcdWaitAtStart,
-    authentication: parseAuthenticationFlags(values, booleans.explicitFalse, duration, (message) => {
-      throw new FlagError(message);
-    }),
-    authorization: parseAuthorizationFlags(values, duration, (message) => {
-      throw new FlagError(message);
-    }),
-    admission: parseAdmissionFlags(values, (message) => {
-      throw new FlagError(message);
-    }),
-    controllers: parseControllersFlags(values, duration, (message) => {
-      throw new FlagError(message);
-    }),
+    authentication: parseAuthenticationFlags(values, booleans.explicitFalse, duration, failFlag),
+    authorization: parseAuthorizationFlags(values, duration, failFlag),
+    admission: parseAdmissionFlags(values, failFlag),
+    controllers: parseControllersFlags(values, duration, failFlag),
   };
   if (etcd.caFile !== undefined) flags.etcdCAFile = etcd.caFile;
   if (etcd.certFile !== undefined) flags.etcdCertFile = etcd.certFile;
@@ -223,6 +215,14 @@ export function parseFlags(argv: readonly string[]): Flags {
   if (Array.isArray(runtimeConfig)) flags.runtimeConfig = parseRuntimeConfig(runtimeConfig.map(String));
   return flags;
 }
+
+/**
+ * The {@link FlagFailure} the flag groups' parsers are handed: throws a {@link FlagError}.
+ * @throws FlagError with `message`
+ */
+export const failFlag: FlagFailure = (message) => {
+  throw new FlagError(message);
+};
 
 /** The values `parseArgs` gives. */
 export type ParsedValues = Record<string, string | boolean | string[] | boolean[] | undefined>;
@@ -345,7 +345,7 @@ function parseEtcdFlags(str: (name: string) => string | undefined): {
   keyFile?: string;
 } {
   const raw = str("etcd-servers");
-  const servers = raw === undefined ? [] : raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const servers = raw === undefined ? [] : commaList(raw);
   if (raw !== undefined && servers.length === 0) throw new FlagError("invalid --etcd-servers: empty");
   for (const server of servers) {
     let url: URL;

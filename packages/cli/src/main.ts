@@ -18,7 +18,7 @@ import { importServiceAccountKey } from "./service-account-key.js";
 import { loadAuthentication } from "./authentication.js";
 import { loadAuthorization } from "./authorization.js";
 import { loadAdmission } from "./admission.js";
-import { untilStopped } from "./internal/until-stopped.js";
+import { exitWhenStopped, untilStopped } from "./internal/until-stopped.js";
 
 /** Where {@link runAPIServer} writes: `process.stdout` or anything with `write`. */
 export interface Output {
@@ -260,13 +260,5 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
  * with the process's stdout and stderr, and exits with its code.
  */
 export async function main(): Promise<never> {
-  // The handlers stay until the process exits: a Ctrl-C reaches this process twice (from the
-  // terminal and forwarded by the bin's launcher), and a repeat that came after the handlers
-  // were gone would kill the process with SIGINT instead of letting it exit 0.
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
-  const code = await runAPIServer(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, signal: stop.signal });
-  process.exit(code);
+  return exitWhenStopped((signal) => runAPIServer(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, signal }));
 }

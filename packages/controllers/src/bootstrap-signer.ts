@@ -9,11 +9,10 @@
  * signing token expires. Off by default, as in the reference.
  * @module
  */
-import { bootstrapTokenExpiration } from "@orch/authn";
 import { clusterInfoKubeconfigKey, clusterInfoName, clusterInfoSignaturePrefix, signClusterInfo, signingToken } from "@orch/certificates";
 import { configMapsRef, secretsRef, type Informer, type InformerHandlers } from "@orch/client";
 import type { APIObject } from "@orch/meta";
-import { builtinNamespaces } from "@orch/resources";
+import { bootstrapTokenExpiration, builtinNamespaces } from "@orch/resources";
 import type { ControllerContext, ControllerDescriptor } from "./controller.js";
 import { QueueController } from "./internal/queue-controller.js";
 import { isBootstrapTokenSecret } from "./token-cleaner.js";

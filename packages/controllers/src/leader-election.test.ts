@@ -35,16 +35,22 @@ function elector(server: APIServer, clock: FakeClock, identity: string) {
 /** Lets the in-process requests of the electors settle. */
 const settle = () => new Promise((r) => setTimeout(r, 10));
 
+/** Two candidates on one server and clock: `a` started first and leads, `b` started after and waits. */
+async function aLeadsBWaits() {
+  const server = new APIServer();
+  const clock = new FakeClock();
+  const a = elector(server, clock, "a");
+  const b = elector(server, clock, "b");
+  a.e.start();
+  expect(await eventually(() => a.e.isLeader())).toBe(true);
+  b.e.start();
+  await settle();
+  return { server, clock, a, b };
+}
+
 describe("LeaderElector", () => {
   it("one of two candidates leads; the other takes over only after the lease expires; never both", async () => {
-    const server = new APIServer();
-    const clock = new FakeClock();
-    const a = elector(server, clock, "a");
-    const b = elector(server, clock, "b");
-    a.e.start();
-    expect(await eventually(() => a.e.isLeader())).toBe(true);
-    b.e.start();
-    await settle();
+    const { server, clock, a, b } = await aLeadsBWaits();
     expect(b.e.isLeader()).toBe(false);
     const lease = await new Client({ transport: inProcessTransport(server) }).leases.get("controllers", { namespace: "default" });
     expect(lease.spec).toMatchObject({ holderIdentity: "a", leaseDurationSeconds: 15 });
@@ -78,14 +84,7 @@ describe("LeaderElector", () => {
   });
 
   it("releases the lease on stop, so the other candidate takes over at its next try", async () => {
-    const server = new APIServer();
-    const clock = new FakeClock();
-    const a = elector(server, clock, "a");
-    const b = elector(server, clock, "b");
-    a.e.start();
-    expect(await eventually(() => a.e.isLeader())).toBe(true);
-    b.e.start();
-    await settle();
+    const { clock, a, b } = await aLeadsBWaits();
     await a.e.stop();
     expect(a.e.isLeader()).toBe(false);
     expect(a.log).toEqual(["start", "stop"]);

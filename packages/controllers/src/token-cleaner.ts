@@ -6,10 +6,9 @@
  * time on the context's clock. Off by default, as in the reference.
  * @module
  */
-import { bootstrapTokenExpiration, isBootstrapTokenExpired } from "@orch/authn";
-import { bootstrapTokenNamespace, bootstrapTokenSecretType } from "@orch/certificates";
 import { secretsRef, type Informer } from "@orch/client";
 import { isConflict, isNotFound, type APIObject } from "@orch/meta";
+import { bootstrapTokenExpiration, bootstrapTokenNamespace, bootstrapTokenSecretType, isBootstrapTokenExpired } from "@orch/resources";
 import type { ControllerContext, ControllerDescriptor } from "./controller.js";
 import { QueueController } from "./internal/queue-controller.js";
 

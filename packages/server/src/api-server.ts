@@ -188,6 +188,8 @@ export class APIServer {
   readonly #served: ServedResource[];
   /** Every version of every kind, served or not: stored objects are found through it. */
   readonly #stored: ServedResource[];
+  /** The storage version of every kind, by `<group>/<resource>` (what the write path and controllers look up). */
+  readonly #storage = new Map<string, ServedResource>();
   /** The catalog with only the served versions, for the OpenAPI documents. */
   readonly #openAPI: ResourceRegistry;
   readonly #byPath = new Map<string, ServedResource>();
@@ -237,6 +239,8 @@ export class APIServer {
       for (const version of type.versions) {
         const served = serveResource(type, group, version);
         this.#stored.push(served);
+        const key = `${group}/${type.resource}`;
+        if (version.storage && !this.#storage.has(key)) this.#storage.set(key, served);
         if (!isServed(group, type.resource, version)) continue;
         this.#served.push(served);
         this.#byPath.set(`${group}/${version.name}/${type.resource}`, served);
@@ -263,7 +267,7 @@ export class APIServer {
       log,
     };
     const on = (name: ServerControllerName): boolean => options.controllers?.[name] ?? true;
-    this.#namespaces = new NamespaceLifecycle(controllers, () => this.#stored.filter((s) => s.namespaced && s.version.storage), on("namespace"));
+    this.#namespaces = new NamespaceLifecycle(controllers, () => [...this.#storage.values()].filter((s) => s.namespaced), on("namespace"));
     this.#rest = {
       store: this.store,
       clock: this.clock,
@@ -361,7 +365,7 @@ export class APIServer {
 
   /** The served resource of the storage version of `group`/`resource`. */
   #storedOf(group: string, resource: string): ServedResource | undefined {
-    return this.#stored.find((s) => s.group === group && s.type.resource === resource && s.version.storage);
+    return this.#storage.get(`${group}/${resource}`);
   }
 
   /**

@@ -202,10 +202,10 @@ export class ObjectStore {
    * ran (`attrs.object` is what to write on), or `undefined` when no plugin looks at the
    * operation. The validating phase runs later on the same attributes ({@link validateAdmission}).
    */
-  private async admit(served: ServedResource, write: Omit<WriteDescription, "warnings"> & { warnings?: string[]; admitted?: boolean }): Promise<AdmissionAttributes | undefined> {
+  private async admit(served: ServedResource, write: WriteDescription & { admitted?: boolean }): Promise<AdmissionAttributes | undefined> {
     const chain = this.admission();
     if (write.admitted || !chain?.handles(write.operation)) return undefined;
-    const attrs = admissionAttributes(served, this.domain, { ...write, warnings: write.warnings ?? [] });
+    const attrs = admissionAttributes(served, this.domain, write);
     await chain.admit(attrs);
     return attrs;
   }
@@ -221,8 +221,8 @@ export class ObjectStore {
   }
 
   /** The description of a create or update for {@link admit}. */
-  private describe(operation: Operation, namespace: string, object: APIObject, old: APIObject | undefined, opts: WriteOptions): Omit<WriteDescription, "warnings"> & { warnings: string[]; admitted?: boolean } {
-    const write: Omit<WriteDescription, "warnings"> & { warnings: string[]; admitted?: boolean } = {
+  private describe(operation: Operation, namespace: string, object: APIObject, old: APIObject | undefined, opts: WriteOptions): WriteDescription & { admitted?: boolean } {
+    const write: WriteDescription & { admitted?: boolean } = {
       operation,
       namespace,
       name: object.metadata.name ?? "",

@@ -86,6 +86,26 @@ describe("QuotaController", () => {
     expect(await status()).toEqual({ hard: { "count/pods": "9", pods: "5" }, used: { "count/pods": "1", pods: "0" } });
   });
 
+  it("counts what a spec change adds, and still what it counted after a status-only change", async () => {
+    const { objects, controller, status, tick } = await setup();
+    await objects.create(of("resourcequotas"), "ns", quota({ pods: "5" }), write());
+    await controller.start();
+    await tick(2);
+    // A status-only change (admission's charge) keeps what the quota counts.
+    const charged = { ...quota({ pods: "5" }), status: { hard: { pods: "5" }, used: { pods: "1" } } };
+    await objects.update(of("resourcequotas"), "ns", "q", charged, "status", write());
+    await objects.create(of("pods"), "ns", pod("a"), write());
+    await tick(3);
+    expect((await status())?.used).toEqual({ pods: "1" });
+    await objects.update(of("resourcequotas"), "ns", "q", quota({ pods: "5", configmaps: "3" }), "", write());
+    await tick(2);
+    expect((await status())?.used).toEqual({ configmaps: "0", pods: "1" });
+    // The configmap's event alone must bring the recount.
+    await objects.create(of("configmaps"), "ns", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm", namespace: "ns" } }, write());
+    await tick(2);
+    expect((await status())?.used).toEqual({ configmaps: "1", pods: "1" });
+  });
+
   it("leaves status-only changes of a quota alone", async () => {
     const { objects, store, controller, tick } = await setup();
     await objects.create(of("resourcequotas"), "ns", quota({ pods: "5" }), write());

@@ -120,7 +120,8 @@ export class QuotaController {
     });
   }
 
-  #remember(quota: APIObject): void {
+  /** Keeps `quota`; `specChanged` false (a status-only change) keeps what the namespace's quotas count. */
+  #remember(quota: APIObject, specChanged = true): void {
     const namespace = quota.metadata.namespace ?? "";
     let byName = this.#quotas.get(namespace);
     if (!byName) {
@@ -128,7 +129,8 @@ export class QuotaController {
       this.#quotas.set(namespace, byName);
     }
     byName.set(quota.metadata.name ?? "", quota);
-    this.#tracked.delete(namespace);
+    // What a namespace's quotas count follows their `spec.hard` only.
+    if (specChanged) this.#tracked.delete(namespace);
   }
 
   #forget(quota: APIObject): void {
@@ -157,17 +159,20 @@ export class QuotaController {
     const { group, resource, namespace } = key;
     if (group === "" && resource === "resourcequotas") {
       const quota = wireObject(event.entry);
-      const countedBefore = this.#tracks(namespace, group, resource);
-      if (event.type === "delete") this.#forget(quota);
-      else this.#remember(quota);
       // Status-only changes (admission's charges, this controller's writes) need nothing; a new
-      // quota, a spec change or a stale status.hard need a sync, and so does a quota created or
-      // deleted where quotas count resourcequotas.
+      // quota, a spec change or a stale status.hard need a sync, and so does a quota deleted
+      // where quotas count resourcequotas.
+      if (event.type === "delete") {
+        const countedBefore = this.#tracks(namespace, group, resource);
+        this.#forget(quota);
+        if (countedBefore) this.#enqueue(namespace);
+        return;
+      }
       const prev = event.prev ? (event.prev.value as APIObject) : undefined;
       const specChanged = !prev || !sameJSON(prev["spec"] as never, quota["spec"] as never);
+      this.#remember(quota, specChanged);
       const hardStale = !sameJSON(specHard(quota) as never, (statusOf(quota).hard ?? {}) as never);
-      const needed = event.type === "delete" ? countedBefore : event.type === "create" || specChanged || hardStale;
-      if (needed) this.#enqueue(namespace);
+      if (event.type === "create" || specChanged || hardStale) this.#enqueue(namespace);
       return;
     }
     if (this.#tracks(namespace, group, resource)) this.#enqueue(namespace);

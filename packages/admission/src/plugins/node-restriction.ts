@@ -3,10 +3,10 @@
  * write, the reference's `noderestriction` plugin. Other users pass untouched.
  * @module
  */
+import { parseCertificateRequest } from "@orch/certificates";
 import { notFound, type APIObject } from "@orch/meta";
 import type { AdmissionAttributes } from "../attributes.js";
 import { changedLabels, nodeLabelPolicy, type NodeLabelPolicy } from "../internal/node-labels.js";
-import { csrCommonName } from "../internal/node-csr.js";
 import { labelDomain, productName } from "../internal/domain.js";
 import { child, differingPaths, record, records, semanticEqual, str } from "../internal/json.js";
 import { podReferencesClaims, podReferencesClusterTrustBundles, podReferencesConfigMaps, podReferencesSecrets } from "../internal/node-pod-references.js";
@@ -272,7 +272,7 @@ function admitCSR(r: Request): void {
   if (!r.names.kubeletSigners.includes(str(s["signerName"]))) return;
   let commonName: string;
   try {
-    commonName = csrCommonName(requestPEM(str(s["request"])));
+    commonName = parseCertificateRequest(requestPEM(str(s["request"]))).commonName;
   } catch (error) {
     throw deny(r, `unable to parse csr: ${error instanceof Error ? error.message : String(error)}`);
   }

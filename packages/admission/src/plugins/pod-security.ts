@@ -17,6 +17,7 @@
 import { badRequest, forbidden, formatFieldError, internalError, invalid, type APIObject, type FieldError } from "@orch/meta";
 import type { AdmissionAttributes } from "../attributes.js";
 import { labelDomain } from "../internal/domain.js";
+import { CachedLookup } from "../internal/namespace-cache.js";
 import { list, record, str } from "../internal/json.js";
 import { podSpecOf, podTemplateOf } from "../internal/pod-spec.js";
 import type { AdmissionPlugin, PluginContext, PluginFactory } from "../plugin.js";
@@ -99,6 +100,8 @@ class PodSecurityAdmission {
   private readonly labelDomain: string;
   private readonly names: PolicyLabels;
   private readonly evaluator = evaluatorOf();
+  /** The namespaces, from the watch-kept view (a live read on a miss), as the reference's namespace getter. */
+  readonly namespaces: CachedLookup;
 
   constructor(
     private readonly services: AdmissionServices,
@@ -106,6 +109,7 @@ class PodSecurityAdmission {
   ) {
     this.labelDomain = labelDomain(services.domain);
     this.names = policyLabels(this.labelDomain);
+    this.namespaces = new CachedLookup(services, "", "namespaces");
   }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
@@ -145,7 +149,7 @@ class PodSecurityAdmission {
 
   /** The namespace's labels; throws with what went wrong when it cannot be read. */
   private async namespaceLabels(namespace: string): Promise<Record<string, string> | undefined> {
-    const found = await this.services.get("", "namespaces", "", namespace);
+    const found = await this.namespaces.find("", namespace);
     if (!found) throw new Error(`namespaces ${JSON.stringify(namespace)} not found`);
     return found.metadata.labels;
   }
@@ -287,6 +291,7 @@ export const podSecurity: PluginFactory = (ctx: PluginContext): AdmissionPlugin 
   return {
     name: "PodSecurity",
     operations: ["CREATE", "UPDATE"],
+    ready: () => admission.namespaces.ready(),
     validate: (attrs) => admission.validate(attrs),
   };
 };

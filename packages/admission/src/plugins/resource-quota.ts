@@ -86,11 +86,18 @@ export const resourceQuota: PluginFactory = ({ services, configuration }) => {
     return live ?? undefined;
   };
 
+  // The namespaces holding a quota, recomputed only when the watch-kept view changed (not per write).
+  let quotaNamespaces = new Set<string>();
+  let quotaGeneration = -1;
   const mayHaveQuotas = async (namespace: string): Promise<boolean> => {
     const list = liveQuotas();
     if (!list) return true;
     await list.ready();
-    return list.items().some((q) => q.metadata.namespace === namespace);
+    if (list.generation() !== quotaGeneration) {
+      quotaGeneration = list.generation();
+      quotaNamespaces = new Set(list.items().map((q) => q.metadata.namespace ?? ""));
+    }
+    return quotaNamespaces.has(namespace);
   };
 
   const load = async (namespace: string): Promise<QuotaState[]> => (await services.list("", "resourcequotas", namespace)).items.map(quotaState);
