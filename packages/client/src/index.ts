@@ -37,3 +37,12 @@ export {
   type WriteOptions,
 } from "./client.js";
 export { Informer, objectKey, systemTimers, type InformerHandlers, type InformerOptions, type InformerTimers } from "./informer.js";
+export type {
+  AuthProviderConfig,
+  ClientCertificate,
+  CredentialSource,
+  Credentials,
+  ExecConfig,
+  ExecEnvVar,
+  ExecInteractiveMode,
+} from "./credentials.js";
