@@ -8,6 +8,7 @@ import { defaultAdmissionPlugins, isResource, type AdmissionPlugin } from "@orch
 import { Client, configMapsRef, inProcessTransport } from "@orch/client";
 import { APIServer } from "@orch/server";
 import { refusal } from "./kinds.js";
+import { startInProcessControllers } from "@orch/controllers";
 
 /** Requires a `team` label on ConfigMaps and fills in the team's contact. */
 export const teamLabels: AdmissionPlugin = {
@@ -32,6 +33,8 @@ export interface CustomPluginResult {
 /** Creates a labelled and an unlabelled ConfigMap. */
 export async function customPlugin(log: (line: string) => void = console.log): Promise<CustomPluginResult> {
   const server = new APIServer({ admission: [...defaultAdmissionPlugins, teamLabels] });
+  // The control loops orch-apiserver runs (default ServiceAccounts, quota usage, aggregated roles).
+  const controllers = startInProcessControllers(server);
   try {
     const client = new Client({ transport: inProcessTransport(server) });
     const created = await client.resource(configMapsRef).create({ metadata: { name: "settings", labels: { team: "payments" } }, data: { mode: "fast" } }, { namespace: "default" });
@@ -43,6 +46,7 @@ export async function customPlugin(log: (line: string) => void = console.log): P
     log(`orphan: ${unlabelled}`);
     return { labelled: created.metadata.annotations, unlabelled };
   } finally {
+    await controllers.stop();
     await server.shutdown();
   }
 }

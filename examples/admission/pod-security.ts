@@ -7,6 +7,7 @@
 import { Client, inProcessTransport, namespacesRef } from "@orch/client";
 import { APIServer } from "@orch/server";
 import { pods, refusal } from "./kinds.js";
+import { startInProcessControllers } from "@orch/controllers";
 
 /** What the example saw. */
 export interface PodSecurityResult {
@@ -17,6 +18,8 @@ export interface PodSecurityResult {
 /** Creates a privileged and a restricted Pod in a restricted namespace. */
 export async function podSecurity(log: (line: string) => void = console.log): Promise<PodSecurityResult> {
   const server = new APIServer();
+  // The control loops orch-apiserver runs (default ServiceAccounts, quota usage, aggregated roles).
+  const controllers = startInProcessControllers(server);
   try {
     const client = new Client({ transport: inProcessTransport(server) });
     await client.resource(namespacesRef).create({ metadata: { name: "locked", labels: { "pod-security.orch.io/enforce": "restricted" } } });
@@ -41,6 +44,7 @@ export async function podSecurity(log: (line: string) => void = console.log): Pr
     log(`calm: ${restricted}`);
     return { privileged, restricted };
   } finally {
+    await controllers.stop();
     await server.shutdown();
   }
 }

@@ -6,6 +6,7 @@
 import { Client, inProcessTransport, namespacesRef } from "@orch/client";
 import { APIServer } from "@orch/server";
 import { pod, pods, refusal, resourceQuotas } from "./kinds.js";
+import { startInProcessControllers } from "@orch/controllers";
 
 /** What the example saw. */
 export interface QuotaResult {
@@ -17,6 +18,8 @@ export interface QuotaResult {
 /** Fills the quota, goes over it, then frees one place. */
 export async function podQuota(log: (line: string) => void = console.log): Promise<QuotaResult> {
   const server = new APIServer();
+  // The control loops orch-apiserver runs (default ServiceAccounts, quota usage, aggregated roles).
+  const controllers = startInProcessControllers(server);
   try {
     const client = new Client({ transport: inProcessTransport(server) });
     await client.resource(namespacesRef).create({ metadata: { name: "team-a" } });
@@ -40,6 +43,7 @@ export async function podQuota(log: (line: string) => void = console.log): Promi
     log(`used after a delete: ${JSON.stringify(usedAfterDelete)}`);
     return { third, usedAfterCreates, usedAfterDelete };
   } finally {
+    await controllers.stop();
     await server.shutdown();
   }
 }

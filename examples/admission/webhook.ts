@@ -15,6 +15,7 @@ import { Client, inProcessTransport } from "@orch/client";
 import { httpsClient } from "@orch/node";
 import { APIServer } from "@orch/server";
 import { pod, pods, refusal, validatingWebhookConfigurations } from "./kinds.js";
+import { startInProcessControllers } from "@orch/controllers";
 
 interface Review {
   apiVersion: string;
@@ -49,6 +50,8 @@ export async function validatingWebhook(log: (line: string) => void = console.lo
   const https: Server = createServer({ key: serving.keyPem, cert: serving.certPem }, noLatestImages());
   await new Promise<void>((resolve) => https.listen(0, "127.0.0.1", resolve));
   const server = new APIServer({ admission: { plugins: defaultAdmissionPlugins, transport: { client: httpsClient } } });
+  // The control loops orch-apiserver runs (default ServiceAccounts, quota usage, aggregated roles).
+  const controllers = startInProcessControllers(server);
   try {
     const client = new Client({ transport: inProcessTransport(server) });
     await client.resource(validatingWebhookConfigurations).create({
@@ -78,6 +81,7 @@ export async function validatingWebhook(log: (line: string) => void = console.lo
     log(`pinned: ${pinned}`);
     return { pinned, floating };
   } finally {
+    await controllers.stop();
     await server.shutdown();
     https.closeAllConnections();
     await new Promise((resolve) => https.close(resolve));

@@ -9,6 +9,7 @@ import type { Attributes, AuthorizationResult, Authorizer } from "@orch/authz";
 import { Client, inProcessTransport } from "@orch/client";
 import { APIServer } from "@orch/server";
 import { refusal, roleBindings, waitUntilAllowed } from "./access.js";
+import { startInProcessControllers } from "@orch/controllers";
 
 const readVerbs = new Set(["get", "list", "watch"]);
 /** Reviews are created, but store nothing: "can I?" is not a write. */
@@ -39,6 +40,8 @@ export type BusinessHoursResult = Record<string, string>;
 export async function businessHours(log: (line: string) => void = console.log): Promise<BusinessHoursResult> {
   let clock = new Date("2026-11-24T10:00:00Z"); // a Tuesday
   const server = new APIServer({ authorization: [businessHoursAuthorizer(() => clock), "RBAC"] });
+  // The control loops orch-apiserver runs (default ServiceAccounts, quota usage, aggregated roles).
+  const controllers = startInProcessControllers(server);
   await server.ready();
   const admin = new Client({ transport: inProcessTransport(server, { user: { name: "admin", groups: ["system:masters"] } }) });
   const bob = new Client({ transport: inProcessTransport(server, { user: { name: "bob", groups: ["system:authenticated"] } }) });
@@ -66,6 +69,7 @@ export async function businessHours(log: (line: string) => void = console.log): 
   await attempt("bob creates a ConfigMap on Tuesday 22:00", () => bob.configMaps.create({ metadata: { name: "night" } }, { namespace: "team-a" }));
   await attempt("bob reads a ConfigMap on Tuesday 22:00", () => bob.configMaps.get("day", { namespace: "team-a" }));
   await attempt("admin creates a ConfigMap on Tuesday 22:00", () => admin.configMaps.create({ metadata: { name: "hotfix" } }, { namespace: "team-a" }));
+  await controllers.stop();
   await server.shutdown();
   return seen;
 }

@@ -8,6 +8,7 @@
 import { Client, inProcessTransport } from "@orch/client";
 import { APIServer } from "@orch/server";
 import { clusterRoleBindings, clusterRoles, refusal, roleBindings, roles, waitUntilAllowed } from "./access.js";
+import { startInProcessControllers } from "@orch/controllers";
 
 const rbac = "rbac.authorization.orch.io";
 
@@ -17,6 +18,8 @@ export type EscalationResult = Record<string, string>;
 /** Carol, admin of team-a, grants what she holds, then tries to grant more. */
 export async function escalation(log: (line: string) => void = console.log): Promise<EscalationResult> {
   const server = new APIServer({ authorization: ["RBAC"] });
+  // The control loops orch-apiserver runs (default ServiceAccounts, quota usage, aggregated roles).
+  const controllers = startInProcessControllers(server);
   await server.ready();
   const admin = new Client({ transport: inProcessTransport(server, { user: { name: "admin", groups: ["system:masters"] } }) });
   const carol = new Client({ transport: inProcessTransport(server, { user: { name: "carol", groups: ["system:authenticated"] } }) });
@@ -64,6 +67,7 @@ export async function escalation(log: (line: string) => void = console.log): Pro
   });
   await waitUntilAllowed(carol, { verb: "bind", group: rbac, resource: "clusterroles", name: "node-viewer" });
   await attempt("carol, with bind, binds ClusterRole node-viewer to dave", () => bindToDave("dave-node-viewer", "ClusterRole", "node-viewer"));
+  await controllers.stop();
   await server.shutdown();
   return seen;
 }

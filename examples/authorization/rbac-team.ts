@@ -7,6 +7,7 @@
 import { Client, inProcessTransport } from "@orch/client";
 import { APIServer } from "@orch/server";
 import { canI, pods, refusal, roleBindings, roles, rulesIn, waitUntilAllowed, type AccessReviewStatus, type RulesReviewStatus } from "./access.js";
+import { startInProcessControllers } from "@orch/controllers";
 
 /** What the team example found. */
 export interface TeamResult {
@@ -24,6 +25,8 @@ export interface TeamResult {
 /** Sets up team-a's rights as an admin, then acts as alice, a member. */
 export async function rbacForATeam(log: (line: string) => void = console.log): Promise<TeamResult> {
   const server = new APIServer({ authorization: ["RBAC"] });
+  // The control loops orch-apiserver runs (default ServiceAccounts, quota usage, aggregated roles).
+  const controllers = startInProcessControllers(server);
   await server.ready(); // the bootstrap roles are written and the RBAC index loaded
   const admin = new Client({ transport: inProcessTransport(server, { user: { name: "admin", groups: ["system:masters"] } }) });
   // An in-process user is taken as given: add system:authenticated, as authentication would.
@@ -62,6 +65,7 @@ export async function rbacForATeam(log: (line: string) => void = console.log): P
 
   const rules = await rulesIn(alice, "team-a");
   for (const rule of rules.resourceRules) log(`alice in team-a: ${rule.verbs.join(",")} ${(rule.resources ?? []).join(",")} (group "${(rule.apiGroups ?? []).join(",")}")`);
+  await controllers.stop();
   await server.shutdown();
   return { pods: names, secrets, listPods, getSecrets, rules };
 }

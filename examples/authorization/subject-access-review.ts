@@ -8,6 +8,7 @@
 import { Client, inProcessTransport } from "@orch/client";
 import { APIServer } from "@orch/server";
 import { clusterRoleBindings, roleBindings, roles, waitUntilAllowed, type AccessReviewStatus } from "./access.js";
+import { startInProcessControllers } from "@orch/controllers";
 
 const rbac = "rbac.authorization.orch.io";
 
@@ -17,6 +18,8 @@ export type ReviewAnswers = Record<string, AccessReviewStatus>;
 /** The gateway asks about alice cluster-wide; carol, admin of team-a, asks about her in team-a. */
 export async function subjectAccessReviews(log: (line: string) => void = console.log): Promise<ReviewAnswers> {
   const server = new APIServer({ authorization: ["RBAC"] });
+  // The control loops orch-apiserver runs (default ServiceAccounts, quota usage, aggregated roles).
+  const controllers = startInProcessControllers(server);
   await server.ready();
   const admin = new Client({ transport: inProcessTransport(server, { user: { name: "admin", groups: ["system:masters"] } }) });
   await admin.namespaces.create({ metadata: { name: "team-a" } });
@@ -56,6 +59,7 @@ export async function subjectAccessReviews(log: (line: string) => void = console
     "LocalSubjectAccessReview",
     { user: "alice", groups: ["team-a"], resourceAttributes: { ...pods, verb: "delete" } },
   );
+  await controllers.stop();
   await server.shutdown();
   return answers;
 }

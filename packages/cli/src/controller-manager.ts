@@ -8,12 +8,10 @@ import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import process from "node:process";
-import { Client, httpTransport, type HTTPTransportOptions } from "@orch/client";
 import { ControllerManager, builtinControllers, type ControllerDescriptor, type ControllerManagerOptions } from "@orch/controllers";
-import { httpsFetch, loadWebhookConfig } from "@orch/node";
-import { serverControllerNames } from "@orch/server";
+import { clientFromConfig } from "@orch/node";
 import { parseControllerManagerFlags, controllerManagerUsage } from "./controller-manager-flags.js";
-import { componentNames, loadClusterSigning, managerControllers } from "./controllers.js";
+import { componentNames, loadClusterSigning, selectedControllers } from "./controllers.js";
 import { FlagError } from "./flags.js";
 import { exitWhenStopped, untilStopped } from "./internal/until-stopped.js";
 import type { Output } from "./main.js";
@@ -62,7 +60,7 @@ export async function runControllerManager(argv: readonly string[], options: Con
   let selection: string[];
   try {
     flags = parseControllerManagerFlags(argv);
-    selection = flags.help ? [] : managerControllers(flags.controllers.controllers, options.controllers ?? builtinControllers, serverControllerNames);
+    selection = flags.help ? [] : selectedControllers(flags.controllers.controllers, options.controllers ?? builtinControllers);
   } catch (error) {
     if (!(error instanceof FlagError)) throw error;
     options.stderr.write(`orch-controller-manager: ${error.message}\nRun 'orch-controller-manager --help' for usage.\n`);
@@ -75,13 +73,11 @@ export async function runControllerManager(argv: readonly string[], options: Con
   const log = (message: string) => options.stderr.write(`orch-controller-manager: ${message}\n`);
   const stop = untilStopped(options.signal);
   let manager: ControllerManager | undefined;
+  let closeClient = (): void => undefined;
   try {
-    const loaded = await loadWebhookConfig(flags.kubeconfig).catch((error: unknown) => {
-      throw new Error((error instanceof Error ? error.message : String(error)).replace(/^webhook config /, "kubeconfig "), { cause: error });
-    });
-    const transport: HTTPTransportOptions = { baseURL: loaded.server, fetch: httpsFetch(loaded.tls) };
-    if (loaded.bearerToken !== undefined) transport.bearerToken = loaded.bearerToken;
-    const client = new Client({ transport: httpTransport(transport), domain: flags.domain, userAgent: "orch-controller-manager" });
+    const configured = await clientFromConfig({ kubeconfig: flags.kubeconfig, client: { domain: flags.domain, userAgent: "orch-controller-manager" } });
+    closeClient = configured.close;
+    const client = configured.client;
     const signing = await loadClusterSigning(flags.controllers, defaultSigningCA);
     const names = componentNames(flags.domain);
     const managerOptions: ControllerManagerOptions = { client, controllers: options.controllers ?? builtinControllers, selection, log };
@@ -104,6 +100,7 @@ export async function runControllerManager(argv: readonly string[], options: Con
     await manager?.stop();
     return 1;
   } finally {
+    closeClient();
     stop.dispose();
   }
 }

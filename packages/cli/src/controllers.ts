@@ -1,65 +1,31 @@
 /**
  * How the commands read one `--controllers` selection with `selectControllers` of
- * `@orch/controllers`: `orch-apiserver` splits it between the loops the API server runs itself
- * and those of its in-process controller manager; `orch-controller-manager` refuses the
- * server's. Also the cluster signing CA both hand to the manager, and the names derived from
- * the domain.
+ * `@orch/controllers`, the cluster signing CA both hand to the controller manager, and the
+ * names derived from the domain.
  * @module
  */
 import { readFile } from "node:fs/promises";
-import { selectControllers, type ClusterSigning, type ControllerDescriptor } from "@orch/controllers";
+import { controllerManagerUser, selectControllers, type ClusterSigning, type ControllerDescriptor } from "@orch/controllers";
 import { builtinNamespaces } from "@orch/server";
 import type { ControllersFlags } from "./controllers-flags.js";
 import { FlagError } from "./flags.js";
 
-/** A selection split by {@link splitControllers}. */
-export interface ControllerSplit<S extends string> {
-  /** The server's loops the selection turns off, each `false` (empty when all run), for `APIServerOptions.controllers`. */
-  server: Partial<Record<S, boolean>>;
-  /** The names the controller manager runs. */
-  manager: string[];
-}
-
-/** `selectControllers` with its `TypeError` (an unknown name) as a {@link FlagError}. */
-function select(selection: readonly string[], descriptors: readonly Pick<ControllerDescriptor, "name" | "enabledByDefault">[]): string[] {
+/**
+ * The names `selection` (`*`, `name`, `-name`) enables among `descriptors`: `selectControllers`
+ * of `@orch/controllers` with its `TypeError` (an unknown name) as a {@link FlagError}.
+ * @throws FlagError naming a controller that is not in `descriptors`
+ * @example
+ * ```ts
+ * selectedControllers(["*", "-namespace"], builtinControllers); // ["garbagecollector", ...]
+ * ```
+ */
+export function selectedControllers(selection: readonly string[], descriptors: readonly Pick<ControllerDescriptor, "name" | "enabledByDefault">[]): string[] {
   try {
     return selectControllers(selection, descriptors);
   } catch (error) {
     if (error instanceof TypeError) throw new FlagError(`invalid --controllers: ${error.message}`, { cause: error });
     throw error;
   }
-}
-
-/**
- * Splits `selection` (`*`, `name`, `-name`) between `serverNames`, the loops the API server runs
- * itself (on by default, as `*` has them), and the `manager` controllers.
- * @throws FlagError naming a controller that is in neither list
- * @example
- * ```ts
- * splitControllers(["*", "-namespace"], builtinControllers, serverControllerNames);
- * // { server: { namespace: false }, manager: ["garbagecollector", ...] }
- * ```
- */
-export function splitControllers<S extends string>(selection: readonly string[], manager: readonly ControllerDescriptor[], serverNames: readonly S[]): ControllerSplit<S> {
-  const enabled = new Set(select(selection, [...manager, ...serverNames.map((name) => ({ name, enabledByDefault: true }))]));
-  const server: Partial<Record<S, boolean>> = {};
-  for (const name of serverNames) if (!enabled.has(name)) server[name] = false;
-  return { server, manager: manager.filter((d) => enabled.has(d.name)).map((d) => d.name) };
-}
-
-/**
- * The `manager` controllers `selection` enables in a separate controller manager, which cannot
- * run `serverNames` (the API server runs them): `*` leaves them out, and `-name` of one is
- * accepted and changes nothing.
- * @throws FlagError naming a controller that is in neither list, or naming one of `serverNames`
- */
-export function managerControllers(selection: readonly string[], manager: readonly ControllerDescriptor[], serverNames: readonly string[]): string[] {
-  const enabled = select(selection, [...manager, ...serverNames.map((name) => ({ name, enabledByDefault: false }))]);
-  const hosted = enabled.filter((name) => serverNames.includes(name));
-  if (hosted.length > 0) {
-    throw new FlagError(`invalid --controllers: ${hosted.join(", ")} ${hosted.length === 1 ? "runs" : "run"} inside orch-apiserver and cannot run in orch-controller-manager`);
-  }
-  return enabled;
 }
 
 /**
@@ -107,5 +73,5 @@ export interface ComponentNames {
 export function componentNames(domain: string): ComponentNames {
   const [, systemNamespace = "orch-system", publicNamespace = "orch-public"] = builtinNamespaces(domain);
   const controllerManager = `${systemNamespace.replace(/-system$/, "")}-controller-manager`;
-  return { systemNamespace, publicNamespace, controllerManager, controllerManagerUser: `system:${controllerManager}` };
+  return { systemNamespace, publicNamespace, controllerManager, controllerManagerUser: controllerManagerUser(domain) };
 }

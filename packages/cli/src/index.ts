@@ -16,5 +16,5 @@ export { importServiceAccountKey } from "./service-account-key.js";
 export { controllerManagerMain, runControllerManager, type ControllerManagerRunOptions } from "./controller-manager.js";
 export { controllerManagerUsage, parseControllerManagerFlags, type ControllerManagerFlags } from "./controller-manager-flags.js";
 export { controllersUsage, defaultClusterSigningDurationMs, parseControllersFlags, type ControllersFlags } from "./controllers-flags.js";
-export { componentNames, loadClusterSigning, managerControllers, splitControllers, type ComponentNames, type ControllerSplit } from "./controllers.js";
+export { componentNames, loadClusterSigning, selectedControllers, type ComponentNames } from "./controllers.js";
 export { publishClusterInfo } from "./cluster-info.js";

@@ -55,19 +55,18 @@ export interface RunOptions {
   onReady?: (info: { url: string; kubeconfig: string }) => void;
   /**
    * The controllers `--controllers` selects from and the in-process controller manager runs;
-   * `builtinControllers` of `@orch/controllers` by default. The loops the API server runs itself
-   * (`namespace`, `serviceaccount`, `resourcequota`, `clusterrole-aggregation`) are selectable too.
+   * `builtinControllers` of `@orch/controllers` by default.
    */
   controllers?: readonly ControllerDescriptor[];
 }
 
-/** The flags, and the `--controllers` selection split between the server and its controller manager. */
+/** The flags, and the controllers the `--controllers` selection enables. */
 async function parseCommandLine(argv: readonly string[], options: RunOptions) {
   const flags = parseFlags(argv);
-  if (flags.help) return { flags, split: { server: {}, manager: [] } };
-  const [{ splitControllers }, { serverControllerNames }] = await Promise.all([import("./controllers.js"), import("@orch/server")]);
+  if (flags.help) return { flags, selection: [], descriptors: [] };
+  const { selectedControllers } = await import("./controllers.js");
   const descriptors = options.controllers ?? (await import("@orch/controllers")).builtinControllers;
-  return { flags, split: splitControllers(flags.controllers.controllers, descriptors, serverControllerNames), descriptors };
+  return { flags, selection: selectedControllers(flags.controllers.controllers, descriptors), descriptors };
 }
 
 /**
@@ -126,10 +125,10 @@ async function keepStarting(server: ServerLike, flags: Flags, signal: AbortSigna
  */
 export async function runAPIServer(argv: readonly string[], options: RunOptions): Promise<number> {
   let flags;
-  let split;
+  let selection: string[];
   let descriptors: readonly ControllerDescriptor[] = [];
   try {
-    ({ flags, split, descriptors = [] } = await parseCommandLine(argv, options));
+    ({ flags, selection, descriptors = [] } = await parseCommandLine(argv, options));
   } catch (error) {
     if (!(error instanceof FlagError)) throw error;
     options.stderr.write(`orch-apiserver: ${error.message}\nRun 'orch-apiserver --help' for usage.\n`);
@@ -155,7 +154,6 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     };
     // Keys naming no API version stop the start (exit 1) when the server is built, as in the reference.
     if (flags.runtimeConfig !== undefined) serverOptions.runtimeConfig = flags.runtimeConfig;
-    if (Object.keys(split.server).length > 0) serverOptions.controllers = split.server;
     // Certificates and the server start side by side: each takes a good part of startup.
     const pending = ensureCertificates(dataDir, { bindAddress: flags.bindAddress });
     pending.catch(() => undefined);
@@ -221,10 +219,9 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
       await publishClusterInfo(client, names.publicNamespace, { server: url, caPem: certificates.caCert }).catch((error: unknown) =>
         log(`cannot publish ${names.publicNamespace}/cluster-info: ${error instanceof Error ? error.message : String(error)}`),
       );
-      if (split.manager.length === 0 || halt.signal.aborted) return;
-      const { ControllerManager } = await import("@orch/controllers");
-      manager = new ControllerManager({ client, controllers: descriptors, selection: split.manager, log, ...(signing ? { signing } : {}) });
-      manager.start();
+      if (selection.length === 0 || halt.signal.aborted) return;
+      const { startInProcessControllers } = await import("@orch/controllers");
+      manager = startInProcessControllers(server, { domain: flags.domain, controllers: descriptors, selection, log, ...(signing ? { signing } : {}) });
     };
     if (flags.etcdWaitAtStart) {
       void keepStarting(server, flags, halt.signal, (text) => options.stderr.write(`orch-apiserver: ${text}\n`)).then(async (started) => {

@@ -15,10 +15,54 @@ export {
 export { httpTransport, type HTTPTransportOptions } from "./http-transport.js";
 export { apiVersionOf, resolveGroup, resourcePath, resourceRefOf, type ResourceRef } from "./resource-ref.js";
 export type { SchemaObject, SchemaOutput } from "./schema-object.js";
-export { configMapsRef, eventsRef, leasesRef, namespacesRef, secretsRef } from "./builtin-refs.js";
+export {
+  apiServicesRef,
+  bindingsRef,
+  certificateSigningRequestsRef,
+  clusterRoleBindingsRef,
+  clusterRolesRef,
+  componentStatusesRef,
+  configMapsRef,
+  controllerRevisionsRef,
+  csiDriversRef,
+  csiNodesRef,
+  csiStorageCapacitiesRef,
+  eventsRef,
+  flowSchemasRef,
+  horizontalPodAutoscalersRef,
+  imageReviewsRef,
+  leasesRef,
+  limitRangesRef,
+  localSubjectAccessReviewsRef,
+  mutatingWebhookConfigurationsRef,
+  namespacesRef,
+  nodesRef,
+  persistentVolumeClaimsRef,
+  persistentVolumesRef,
+  podsRef,
+  priorityClassesRef,
+  priorityLevelConfigurationsRef,
+  resourceQuotasRef,
+  roleBindingsRef,
+  rolesRef,
+  runtimeClassesRef,
+  secretsRef,
+  selfSubjectAccessReviewsRef,
+  selfSubjectReviewsRef,
+  selfSubjectRulesReviewsRef,
+  serviceAccountsRef,
+  servicesRef,
+  storageClassesRef,
+  subjectAccessReviewsRef,
+  tokenReviewsRef,
+  validatingWebhookConfigurationsRef,
+  volumeAttachmentsRef,
+} from "./generated/refs.js";
 export {
   Client,
   ResourceClient,
+  type ForTypeOptions,
+  type TypeObject,
   patchContentTypes,
   responseError,
   type ClientOptions,
@@ -36,7 +80,16 @@ export {
   type WatchOptions,
   type WriteOptions,
 } from "./client.js";
-export { Informer, objectKey, systemTimers, type InformerHandlers, type InformerOptions, type InformerTimers } from "./informer.js";
+export {
+  Informer,
+  systemTimers,
+  type EventHandlerOptions,
+  type InformerHandlers,
+  type InformerOptions,
+  type InformerTimers,
+} from "./informer.js";
+export { Indexer, indexByNamespace, labelIndex, namespaceIndex, objectKey, type IndexFunc, type Indexers } from "./informer-indexer.js";
+export { SharedInformers, type SharedInformersOptions } from "./shared-informers.js";
 export type {
   AuthProviderConfig,
   ClientCertificate,
@@ -46,3 +99,33 @@ export type {
   ExecEnvVar,
   ExecInteractiveMode,
 } from "./credentials.js";
+export {
+  execClusterExtensionName,
+  execCredentialAPIVersions,
+  execCredentialGroup,
+  execCredentialInput,
+  execInteractive,
+  execInteractiveMode,
+  parseExecCredential,
+  sameCredentials,
+  type ExecClusterInfo,
+  type ExecCredentialInput,
+  type ExecCredentialResult,
+} from "./exec-credential.js";
+export { ClientConfigError, entryName, type ClientConfigErrorLocation } from "./config/client-config-error.js";
+export type { ClientConfig, ClusterEntry, ContextEntry, EntryOrigin, ExecEntry, NamedExtension, UserEntry } from "./config/client-config.js";
+export { parseClientConfig, type ParseClientConfigOptions } from "./config/parse-client-config.js";
+export { mergeClientConfigs } from "./config/merge-client-configs.js";
+export {
+  resolveClientConfig,
+  type PEMSource,
+  type ResolveClientConfigOptions,
+  type ResolvedAuth,
+  type ResolvedClientConfig,
+  type ResolvedCluster,
+  type ResolvedUser,
+} from "./config/resolve-client-config.js";
+export { staticCredentialSource } from "./config/static-credential-source.js";
+export type { ActionBodyType, ObjectSchema, ResourceClientOptions, SubresourceClient } from "./resource-client.js";
+export { BuiltinAccessors } from "./generated/accessors.js";
+export { CertificateSigningRequestClient, NamespaceClient, PodClient, ServiceAccountClient } from "./generated/kind-clients.js";

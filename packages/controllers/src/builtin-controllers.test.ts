@@ -4,8 +4,19 @@ import { selectControllers } from "./controller-manager.js";
 
 describe("builtinControllers", () => {
   it("selects every loop but tokencleaner and bootstrapsigner with *, and those when named", () => {
-    expect(selectControllers("*", builtinControllers)).toEqual(["garbagecollector", "csrapproving", "csrsigning", "csrcleaner", "pvc-protection", "pv-protection"]);
-    expect(selectControllers("*,tokencleaner,bootstrapsigner", builtinControllers)).toHaveLength(8);
+    expect(selectControllers("*", builtinControllers)).toEqual([
+      "garbagecollector",
+      "csrapproving",
+      "csrsigning",
+      "csrcleaner",
+      "pvc-protection",
+      "pv-protection",
+      "namespace",
+      "serviceaccount",
+      "resourcequota",
+      "clusterrole-aggregation",
+    ]);
+    expect(selectControllers("*,tokencleaner,bootstrapsigner", builtinControllers)).toHaveLength(12);
   });
 
   it("creates each controller under the name it is selected by", () => {

@@ -22,16 +22,23 @@ interface APIGroupList {
 /**
  * Every top-level resource (no sub-resources) of the core group's `v1` and of the preferred
  * version of every named group. Groups come resolved (`coordination.orch.io`), never as
- * `{domain}` templates. A group version whose document cannot be read is skipped.
+ * `{domain}` templates. A group version whose document cannot be read is skipped and reported
+ * to `onGroupError` (with its `group/version`, `v1` for the core group). Throws what reading
+ * `/apis` threw.
  */
-export async function discoverResources(client: Client, signal?: AbortSignal): Promise<DiscoveredResource[]> {
+export async function discoverResources(
+  client: Client,
+  signal?: AbortSignal,
+  onGroupError?: (groupVersion: string, error: unknown) => void,
+): Promise<DiscoveredResource[]> {
   const out: DiscoveredResource[] = [];
   const read = async (group: string, version: string): Promise<void> => {
     const path = group ? `/apis/${encodeURIComponent(group)}/${encodeURIComponent(version)}` : `/api/${encodeURIComponent(version)}`;
     let list: APIResourceList;
     try {
       list = await client.call<APIResourceList>({ method: "GET", path, signal });
-    } catch {
+    } catch (error) {
+      onGroupError?.(group ? `${group}/${version}` : version, error);
       return;
     }
     for (const r of list.resources ?? []) {

@@ -4,16 +4,14 @@ import { APIServer } from "@orch/server";
 import { systemClock } from "@orch/store";
 import { afterEach, describe, expect, it } from "vitest";
 import { GarbageCollector } from "./garbage-collector.js";
-import { eventually } from "./internal/testing.js";
+import { eventually, runController } from "./internal/testing.js";
+import { NamespaceController } from "./namespace.js";
 import { SharedInformers } from "./shared-informers.js";
 
-const running: { gc: GarbageCollector; informers: SharedInformers }[] = [];
+const running: { stop(): Promise<void> }[] = [];
 
 afterEach(async () => {
-  for (const { gc, informers } of running.splice(0)) {
-    await gc.stop();
-    await informers.stop();
-  }
+  for (const r of running.splice(0)) await r.stop();
 });
 
 async function setup() {
@@ -24,7 +22,12 @@ async function setup() {
   const logs: string[] = [];
   informers.start();
   await gc.run({ client, informers, clock: systemClock, log: (m) => logs.push(m) });
-  running.push({ gc, informers });
+  running.push({
+    stop: async () => {
+      await gc.stop();
+      await informers.stop();
+    },
+  });
   const cms = client.configMaps;
   const create = (name: string, owners: OwnerReference[] = [], namespace = "default") =>
     cms.create({ metadata: { name, namespace, ownerReferences: owners } } as APIObject, { namespace });
@@ -117,6 +120,8 @@ describe("GarbageCollector", () => {
 
   it("a cluster-scoped owner of a namespaced dependent is valid, and its deletion collects the dependent", async () => {
     const { client, create, exists } = await setup();
+    // The namespace controller empties the namespace and finalizes it: only then is the owner gone.
+    running.push(await runController(new NamespaceController(), client));
     const ns = await client.namespaces.create({ metadata: { name: "owner-ns" } });
     await create("owned", [{ apiVersion: "v1", kind: "Namespace", name: "owner-ns", uid: ns.metadata.uid ?? "" }]);
     await new Promise((r) => setTimeout(r, 100));

@@ -25,3 +25,8 @@ export { BootstrapSignerController, bootstrapSignerController } from "./bootstra
 export { PVCProtectionController, pvcProtectionController } from "./pvc-protection.js";
 export { PVProtectionController, pvProtectionController } from "./pv-protection.js";
 export { builtinControllers } from "./builtin-controllers.js";
+export { NamespaceController, namespaceController } from "./namespace.js";
+export { ServiceAccountController, serviceAccountController } from "./service-account.js";
+export { ResourceQuotaController, quotaResyncPeriodMs, quotaSyncDelayMs, resourceQuotaController } from "./resource-quota.js";
+export { ClusterRoleAggregationController, clusterRoleAggregationController } from "./clusterrole-aggregation.js";
+export { controllerManagerUser, startInProcessControllers, type InProcessControllersOptions } from "./in-process.js";

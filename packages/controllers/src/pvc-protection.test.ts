@@ -3,7 +3,7 @@ import { isNotFound, type APIObject } from "@orch/meta";
 import { APIServer } from "@orch/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { persistentVolumeClaimsRef, podsRef } from "./internal/refs.js";
-import { eventually, runController, settle, type RunningController } from "./internal/testing.js";
+import { eventually, runController, settle, type RunningController, createDefaultServiceAccount } from "./internal/testing.js";
 import { PVCProtectionController } from "./pvc-protection.js";
 
 const running: RunningController[] = [];
@@ -15,6 +15,7 @@ const ns = { namespace: "default" };
 
 async function setup() {
   const client = new Client({ transport: inProcessTransport(new APIServer()) });
+  await createDefaultServiceAccount(client);
   running.push(await runController(new PVCProtectionController(), client));
   const claims = client.resource(persistentVolumeClaimsRef);
   const pods = client.resource(podsRef);

@@ -3,6 +3,7 @@ import { badRequest } from "@orch/meta";
 import { MemoryStore, type ListOptions, type ListResult } from "@orch/store";
 import { afterEach, describe, expect, it } from "vitest";
 import type { APIResponse } from "./api-request.js";
+import { createDefaultServiceAccount } from "./internal/testing.js";
 import { APIServer, type APIServerOptions } from "./api-server.js";
 
 const servers: APIServer[] = [];
@@ -219,6 +220,7 @@ describe("APIServer: the watch-kept views of admission plugins", () => {
       }
     }
     const server = newServer({ store: new RacingStore() });
+    await createDefaultServiceAccount(server);
     const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "busybox" }] } };
     const created = await call(server, "POST", "/api/v1/namespaces/default/pods", pod);
     expect(created.status).toBe(201);

@@ -23,13 +23,11 @@ import {
 } from "./discovery.js";
 import type { ControllerInput } from "./control-loop.js";
 import { healthResponse, type HealthCheck } from "./health.js";
-import { NamespaceLifecycle } from "./namespace-lifecycle.js";
+import { createBuiltinNamespaces } from "./builtin-namespaces.js";
 import { ObjectStore } from "./object-store.js";
 import { serverAuthentication, type ServerAuthentication } from "./authentication.js";
 import { serverAuthorization, type AuthorizationMode, type ServerAuthorization } from "./authorization.js";
 import { serverAdmission, type AdmissionOptions, type ServerAdmission } from "./admission.js";
-import { ServiceAccountController } from "./service-account-controller.js";
-import { QuotaController } from "./quota-controller.js";
 import { withAuthentication } from "./stages/authentication-stage.js";
 import { withAuthorization } from "./stages/authorization-stage.js";
 import { withImpersonation } from "./stages/impersonation-stage.js";
@@ -121,29 +119,7 @@ export interface APIServerOptions {
    * failures): what a client is never told. Nothing is logged by default.
    */
   log?: (message: string) => void;
-  /**
-   * Turns off control loops the server runs itself, by their `--controllers` name (see
-   * {@link serverControllerNames}); every one is on by default. Off, `namespace` still creates
-   * the built-in namespaces but empties no terminating namespace, `serviceaccount` creates no
-   * `default` ServiceAccount, `resourcequota` keeps no quota `status`, and
-   * `clusterrole-aggregation` leaves aggregated ClusterRoles' rules as they are (RBAC still
-   * loads its policy).
-   *
-   * @example
-   * new APIServer({ controllers: { namespace: false } });
-   */
-  controllers?: Partial<Record<ServerControllerName, boolean>>;
 }
-
-/**
- * The names, as `--controllers` spells them, of the control loops an {@link APIServer} runs
- * itself (the reference runs them in its controller manager): the keys of
- * {@link APIServerOptions.controllers}.
- */
-export const serverControllerNames = ["namespace", "serviceaccount", "resourcequota", "clusterrole-aggregation"] as const;
-
-/** One of {@link serverControllerNames}. */
-export type ServerControllerName = (typeof serverControllerNames)[number];
 
 /** Default size limit of a request body: 3 MiB, as the reference. */
 export const defaultMaxRequestBodyBytes = 3 * 1024 * 1024;
@@ -194,7 +170,6 @@ export class APIServer {
   readonly #openAPI: ResourceRegistry;
   readonly #byPath = new Map<string, ServedResource>();
   readonly #objects: ObjectStore;
-  readonly #namespaces: NamespaceLifecycle;
   readonly #rest: RestContext;
   /** The server's authentication: the union of every authenticator, and the token review. */
   readonly #authentication: ServerAuthentication;
@@ -202,10 +177,6 @@ export class APIServer {
   readonly #authorization: ServerAuthorization;
   /** The server's admission: the plugin chain every write passes through. */
   readonly #admission: ServerAdmission;
-  /** Keeps a `default` ServiceAccount in every namespace. */
-  readonly #serviceAccounts: ServiceAccountController | undefined;
-  /** Keeps the `status` of every ResourceQuota (hard and used) current. */
-  readonly #quotas: QuotaController | undefined;
   /** The request pipeline: the stages in front of the REST handler. */
   readonly #pipeline: Handler;
   readonly #startedAt: number;
@@ -266,8 +237,6 @@ export class APIServer {
       served: (group, resource) => this.#storedOf(group, resource),
       log,
     };
-    const on = (name: ServerControllerName): boolean => options.controllers?.[name] ?? true;
-    this.#namespaces = new NamespaceLifecycle(controllers, () => [...this.#storage.values()].filter((s) => s.namespaced), on("namespace"));
     this.#rest = {
       store: this.store,
       clock: this.clock,
@@ -291,7 +260,6 @@ export class APIServer {
     this.#authorization = serverAuthorization({
       ...controllers,
       modes: options.authorization ?? ["AlwaysAllow"],
-      aggregate: on("clusterrole-aggregation"),
       ready: () => this.ready(),
     });
     const admission = options.admission ?? {};
@@ -304,8 +272,6 @@ export class APIServer {
       },
       authorize: (attributes) => this.#authorization.authorizer.authorize(attributes),
     });
-    this.#quotas = on("resourcequota") ? new QuotaController(controllers) : undefined;
-    this.#serviceAccounts = on("serviceaccount") ? new ServiceAccountController(controllers) : undefined;
     // The reference's handler chain, outermost first: errors become Status responses, the body
     // limit, request info, authentication, impersonation, authorization; the REST handler last.
     this.#pipeline = chain(
@@ -335,11 +301,11 @@ export class APIServer {
   async #start(): Promise<void> {
     try {
       await this.#cache?.start();
-      await this.#namespaces.start();
+      const namespaces = this.#storedOf("", "namespaces");
+      if (!namespaces) throw new Error("the catalog must serve namespaces");
+      await createBuiltinNamespaces(this.#objects, namespaces, this.domain);
       await this.#authorization.start();
       await this.#admission.start();
-      await this.#serviceAccounts?.start();
-      await this.#quotas?.start();
       this.#started = true;
     } catch (error) {
       this.#ready = undefined;
@@ -519,10 +485,7 @@ export class APIServer {
   async shutdown(): Promise<void> {
     this.#shuttingDown = true;
     if (this.#shutdownDelayMs > 0) await new Promise<void>((resolve) => this.clock.setTimer(this.#shutdownDelayMs, resolve));
-    this.#namespaces.stop();
     this.#authorization.stop();
-    this.#serviceAccounts?.stop();
-    this.#quotas?.stop();
     this.#admission.stop();
     this.#cache?.stop();
   }

@@ -30,16 +30,13 @@ export type AuthorizationMode = "AlwaysAllow" | "AlwaysDeny" | "RBAC" | "Node";
 
 /**
  * What {@link serverAuthorization} builds the chain from: what the RBAC controller needs (it
- * watches RBAC objects in the store and writes the bootstrap policy and aggregated roles through
- * `objects`), and more.
+ * watches RBAC objects in the store and writes the bootstrap policy through `objects`), and more.
  */
 export interface ServerAuthorizationInput extends ControllerInput {
   /** The modes in order; an {@link Authorizer} stands for itself. */
   modes: readonly (AuthorizationMode | Authorizer)[];
   /** Resolves once the server has started (RBAC's index is loaded then). */
   ready(): Promise<void>;
-  /** Run ClusterRole aggregation (true by default). */
-  aggregate?: boolean;
 }
 
 /** The server's authorization, as {@link serverAuthorization} builds it. */
@@ -108,7 +105,7 @@ export function serverAuthorization(input: ServerAuthorizationInput): ServerAuth
     else if (mode === "AlwaysAllow") authorizers.push(alwaysAllow);
     else if (mode === "AlwaysDeny") authorizers.push(alwaysDeny);
     else if (mode === "RBAC") {
-      rbac ??= new RBACController(input, input.aggregate ?? true);
+      rbac ??= new RBACController(input);
       authorizers.push(afterStart(rbacAuthorizer(rbac.index, { domain: input.domain }), input.ready));
     } else if (mode === "Node") {
       authorizers.push(

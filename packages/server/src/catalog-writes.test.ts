@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createDefaultServiceAccount } from "./internal/testing.js";
 import { APIServer } from "./api-server.js";
 
 /** In-process calls; the bad-input rules of the resource catalog issue. */
@@ -106,6 +107,7 @@ describe("catalog writes: what the main resource and its sub-resources may chang
 
   it("binds and evicts pods through their action sub-resources", async () => {
     const server = new APIServer();
+    await createDefaultServiceAccount(server);
     const pods = "/api/v1/namespaces/default/pods";
     await call(server, "POST", pods, { metadata: { name: "p" }, spec: { containers: [{ name: "app", image: "nginx" }] } });
     const bound = await call(server, "POST", `${pods}/p/binding`, { apiVersion: "v1", kind: "Binding", metadata: { name: "p" }, target: { apiVersion: "v1", kind: "Node", name: "node-1" } });

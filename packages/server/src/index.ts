@@ -2,17 +2,15 @@ export type { APIRequest, APIResponse, UserInfo } from "./api-request.js";
 export {
   APIServer,
   defaultMaxRequestBodyBytes,
-  serverControllerNames,
   serverVersion,
   type APIServerOptions,
-  type ServerControllerName,
 } from "./api-server.js";
 export { parseRequestURL, resourceRequestInfo, type ParsedURL, type RequestVerb, type ResourceRequestInfo } from "./request-info.js";
 export { negotiate, parseMediaType, type MediaType, type Negotiated, type Representation } from "./negotiation.js";
 export { addWarnings, encodeResponse, errorResponse, successStatus, textResponse, type EncodeOptions } from "./responses.js";
 export { mergePatch } from "./patch.js";
 export { humanDuration } from "./table.js";
-export { builtinNamespaces, namespaceFinalizer } from "./namespace-lifecycle.js";
+export { builtinNamespaces, namespaceFinalizer } from "@orch/resources";
 export type { HealthCheck } from "./health.js";
 export { ServiceAccountTokenSigner, serviceAccountKeyId, signingAlgorithm, type ServiceAccountTokenOptions } from "./service-account-tokens.js";
 export type { AuthorizationMode } from "./authorization.js";

@@ -1,12 +1,12 @@
 /**
  * RBAC inside the server: the index the RBAC authorizer decides from, kept current by watching
- * the four RBAC resources in the store; the bootstrap policy, created and reconciled at start;
- * and ClusterRole aggregation, which keeps the rules of aggregated roles (`admin`, `edit`,
- * `view`, and users' own) the union of the roles their selectors pick.
+ * the four RBAC resources in the store, and the bootstrap policy, created and reconciled at
+ * start. (Keeping aggregated ClusterRoles' rules current is the `clusterrole-aggregation`
+ * controller's job, in `@orch/controllers`, as in the reference.)
  * @module
  */
-import { aggregatedRules, bootstrapPolicy, RBACIndex, reconcileBinding, reconcileRole, type ClusterRole, type ClusterRoleBinding, type RBACKind, type Role, type RoleBinding } from "@orch/authz";
-import { isAlreadyExists, isNotFound, type APIObject } from "@orch/meta";
+import { bootstrapPolicy, RBACIndex, reconcileBinding, reconcileRole, type ClusterRole, type ClusterRoleBinding, type RBACKind, type Role, type RoleBinding } from "@orch/authz";
+import { isAlreadyExists, type APIObject } from "@orch/meta";
 import { ControlLoop, messageOf, type ControllerInput } from "./control-loop.js";
 import type { WriteOptions } from "./object-store.js";
 import { sameJSON } from "./same-json.js";
@@ -22,23 +22,16 @@ const kinds: readonly { kind: RBACKind; resource: string }[] = [
 /** The options of the server's own writes: no caller, no field validation, its manager. */
 const systemWrite = (manager: string): WriteOptions => ({ dryRun: false, fieldValidation: "Ignore", warnings: [], fieldManager: manager });
 
-/** Keeps the RBAC index, the bootstrap policy and ClusterRole aggregation. */
+/** Keeps the RBAC index and the bootstrap policy. */
 export class RBACController {
   /** The index the RBAC authorizer reads. */
   readonly index = new RBACIndex();
   readonly #input: ControllerInput;
   readonly #loop: ControlLoop;
-  readonly #clusterRoles = new Map<string, ClusterRole>();
-  #aggregating: Promise<void> = Promise.resolve();
-  /** An aggregation pass is queued and has not started yet. */
-  #queued = false;
 
-  readonly #aggregate: boolean;
-
-  /** @param aggregate keep the rules of aggregated ClusterRoles current (true); false leaves them as stored. */
-  constructor(input: ControllerInput, aggregate = true) {
+  /** A controller on `input`'s store and write path. */
+  constructor(input: ControllerInput) {
     this.#input = input;
-    this.#aggregate = aggregate;
     this.#loop = new ControlLoop(input, {
       reload: () => this.#load(),
       reloadFailed: (error) => input.log(`RBAC: relist failed: ${messageOf(error)}`),
@@ -97,8 +90,7 @@ export class RBACController {
 
   /**
    * Lists the four resources at one revision, swaps them into the index at once (requests keep
-   * the old index until the new one is whole), waits for one aggregation pass, and watches them
-   * from that revision.
+   * the old index until the new one is whole), and watches them from that revision.
    */
   async #load(): Promise<void> {
     const signal = this.#loop.begin();
@@ -115,8 +107,6 @@ export class RBACController {
       clusterRoleBindings: of<ClusterRoleBinding>("ClusterRoleBinding"),
       roleBindings: of<RoleBinding>("RoleBinding"),
     });
-    this.#clusterRoles.clear();
-    for (const role of of<ClusterRole>("ClusterRole")) this.#clusterRoles.set(role.metadata.name ?? "", role);
     for (const { kind, resource } of kinds) {
       this.#loop.follow(
         collectionPrefix(this.#served(resource), ""),
@@ -124,56 +114,11 @@ export class RBACController {
         signal,
         (event) => {
           const type = event.type === "delete" ? "DELETED" : event.type === "create" ? "ADDED" : "MODIFIED";
-          this.#apply(type, kind, wireObject(event.entry));
-          if (kind === "ClusterRole") void this.#aggregateAll();
+          this.index.apply({ type, kind, object: wireObject(event.entry) as never });
         },
         // Compacted past us or the store went away: the loop starts over from a fresh list.
         (error) => this.#input.log(`RBAC: the ${resource} watch ended (${messageOf(error)}); relisting`),
       );
     }
-    await this.#aggregateAll();
   }
-
-  #apply(type: "ADDED" | "MODIFIED" | "DELETED", kind: RBACKind, object: APIObject): void {
-    this.index.apply({ type, kind, object: object as never });
-    if (kind !== "ClusterRole") return;
-    const name = object.metadata.name ?? "";
-    if (type === "DELETED") this.#clusterRoles.delete(name);
-    else this.#clusterRoles.set(name, object as unknown as ClusterRole);
-  }
-
-  /**
-   * Recomputes every aggregated ClusterRole, one pass at a time, writing those whose rules
-   * changed; resolves when the pass that covers the roles as they are now is done.
-   */
-  #aggregateAll(): Promise<void> {
-    if (!this.#aggregate) return Promise.resolve();
-    // Events that arrive while a pass waits to start are taken in by that pass (it reads the
-    // roles when it starts): a burst of writes costs one pass, not one per write.
-    if (this.#queued) return this.#aggregating;
-    this.#queued = true;
-    this.#aggregating = this.#aggregating.then(async () => {
-      this.#queued = false;
-      const all = [...this.#clusterRoles.values()];
-      for (const role of all) {
-        const rules = aggregatedRules(role, all);
-        if (rules === undefined || sameJSON(rules as never, (role.rules ?? []) as never)) continue;
-        await this.#writeRules(role.metadata.name ?? "", rules).catch((error: unknown) => {
-          if (!isNotFound(error)) this.#input.log(`RBAC: aggregating ClusterRole ${role.metadata.name ?? ""} failed: ${messageOf(error)}`);
-        });
-      }
-    });
-    return this.#aggregating;
-  }
-
-  async #writeRules(name: string, rules: unknown[]): Promise<void> {
-    const served = this.#served("clusterroles");
-    const { objects } = this.#input;
-    await objects.guaranteedUpdate(served, "", name, { dryRun: false }, async (current) => {
-      const next = mutableCopy(current);
-      next["rules"] = rules;
-      return { kind: "update", object: await objects.beforeUpdate(served, next, current, systemWrite("clusterrole-aggregation-controller")) };
-    });
-  }
-
 }

@@ -1,6 +1,7 @@
 import type { APIObject } from "@orch/meta";
 import { afterEach, describe, expect, it } from "vitest";
 import type { APIResponse } from "./api-request.js";
+import { createDefaultServiceAccount } from "./internal/testing.js";
 import { APIServer } from "./api-server.js";
 import { applyPatch } from "./patch.js";
 
@@ -52,6 +53,7 @@ const web = {
 async function serverWithPod(): Promise<APIServer> {
   const server = new APIServer();
   servers.push(server);
+  await createDefaultServiceAccount(server);
   const created = await call(server, "POST", "/api/v1/namespaces/default/pods", web);
   expect(created.status).toBe(201);
   return server;

@@ -30,6 +30,8 @@ export abstract class QueueController implements Controller {
   protected readonly workers: number = 1;
   /** The first back-off of a failing key, in ms. */
   protected readonly baseDelayMs: number = 5;
+  /** The longest back-off of a failing key, in ms (the queue's default, 1000 s, unless overridden). */
+  protected readonly maxDelayMs: number | undefined = undefined;
   #ctx: ControllerContext | undefined;
   #queue: WorkQueue | undefined;
   readonly #unregister: (() => void)[] = [];
@@ -96,7 +98,7 @@ export abstract class QueueController implements Controller {
   async run(ctx: ControllerContext): Promise<void> {
     if (this.#ctx) throw new Error(`a ${this.name} controller runs once`);
     this.#ctx = ctx;
-    const queue = new WorkQueue({ clock: ctx.clock, baseDelayMs: this.baseDelayMs });
+    const queue = new WorkQueue({ clock: ctx.clock, baseDelayMs: this.baseDelayMs, ...(this.maxDelayMs === undefined ? {} : { maxDelayMs: this.maxDelayMs }) });
     this.#queue = queue;
     const reason = this.unableToRun(ctx);
     if (reason !== undefined) return this.log(reason);

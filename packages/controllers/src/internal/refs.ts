@@ -6,9 +6,12 @@
 import { resourceRefOf, type ResourceRef } from "@orch/client";
 import {
   certificateSigningRequestType,
+  clusterRoleType,
   persistentVolumeClaimType,
   persistentVolumeType,
   podType,
+  resourceQuotaType,
+  serviceAccountType,
   subjectAccessReviewType,
 } from "@orch/resources";
 
@@ -22,3 +25,9 @@ export const podsRef: ResourceRef = resourceRefOf(podType, "v1");
 export const persistentVolumeClaimsRef: ResourceRef = resourceRefOf(persistentVolumeClaimType, "v1");
 /** `persistentvolumes` in the core group, `v1`. */
 export const persistentVolumesRef: ResourceRef = resourceRefOf(persistentVolumeType, "v1");
+/** `serviceaccounts` in the core group, `v1`. */
+export const serviceAccountsRef: ResourceRef = resourceRefOf(serviceAccountType, "v1");
+/** `resourcequotas` in the core group, `v1`. */
+export const resourceQuotasRef: ResourceRef = resourceRefOf(resourceQuotaType, "v1");
+/** `clusterroles` in `rbac.authorization.{domain}`, `v1`. */
+export const clusterRolesRef: ResourceRef = resourceRefOf(clusterRoleType, "v1");

@@ -2,7 +2,7 @@
  * Test helpers: polling until a condition holds, running one controller.
  * @module
  */
-import type { Client } from "@orch/client";
+import type { Client, Transport, TransportRequest, TransportResponse } from "@orch/client";
 import { systemClock, type Clock } from "@orch/store";
 import type { ClusterSigning, Controller, ControllerContext } from "../controller.js";
 import { SharedInformers } from "../shared-informers.js";
@@ -49,4 +49,35 @@ export async function runController(
 /** Lets pending promise callbacks and in-process requests run (advancing a `FakeClock` fires timers synchronously). */
 export function settle(ms = 30): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** A response with `body` as JSON, for {@link interceptTransport}. */
+export function jsonResponse(status: number, body: unknown): TransportResponse {
+  const text = JSON.stringify(body);
+  return {
+    status,
+    headers: new Headers({ "content-type": "application/json" }),
+    text: () => Promise.resolve(text),
+    lines: async function* () {
+      yield text;
+    },
+  };
+}
+
+/**
+ * `inner` with every request going through `intercept` first, which answers it itself or
+ * passes it on with `next` (and may rewrite the answer): a server whose discovery fails or
+ * lists other verbs.
+ */
+export function interceptTransport(inner: Transport, intercept: (request: TransportRequest, next: () => Promise<TransportResponse>) => Promise<TransportResponse>): Transport {
+  return { request: (request) => intercept(request, () => inner.request(request)) };
+}
+
+/**
+ * Creates the `default` ServiceAccount of `namespace`, as the `serviceaccount` controller would
+ * (for tests that create Pods without running it: the ServiceAccount admission plugin refuses a
+ * Pod whose account is missing).
+ */
+export async function createDefaultServiceAccount(client: Client, namespace = "default"): Promise<void> {
+  await client.serviceAccounts.create({ metadata: { name: "default" } }, { namespace });
 }
