@@ -2,7 +2,7 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
-/** Packages that may import `node:*` (architecture.md): everything else is pure. */
+/** Packages that may import `node:*`: everything else is pure, so it runs in any JavaScript runtime. */
 const nodePackages = ["node", "store-etcd", "cli"];
 
 export default tseslint.config(
@@ -16,7 +16,7 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": "error",
       "no-restricted-syntax": [
         "error",
-        { selector: "ExportAllDeclaration", message: "Name every export: no `export *` (conventions.md)." },
+        { selector: "ExportAllDeclaration", message: "Name every export: no `export *` (each src/index.ts lists its public surface)." },
       ],
     },
   },

@@ -1,7 +1,6 @@
 /**
  * Creates per second through an in-process `APIServer` on `EtcdStore` versus raw `etcd3` puts of
- * the same bytes, at the same concurrency, against one local etcd started for the run (issue 6,
- * "Measured"). Rounds are interleaved and the best of each side is kept; figures are printed,
+ * the same bytes, at the same concurrency, against one local etcd started for the run. Rounds are interleaved and the best of each side is kept; figures are printed,
  * never asserted.
  * @module
  */

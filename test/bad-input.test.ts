@@ -1,8 +1,8 @@
 /**
  * Bad input over real HTTPS, as the admin user of a running `orch-apiserver`: each request gets
- * the Status of gaps.md (`kind: Status`, `apiVersion: v1`, `status: Failure`, the code and
- * reason of the table) or, for a watch whose client leaves, a clean end; afterwards the server
- * still serves and an object stored before is unchanged.
+ * the reference's Failure Status (`kind: Status`, `apiVersion: v1`, `status: Failure`, the
+ * code and reason of the table in docs/conventions.md) or, for a watch whose client leaves, a
+ * clean end; afterwards the server still serves and an object stored before is unchanged.
  */
 import { connect as tlsConnect } from "node:tls";
 import { request as httpsRequest } from "node:https";
@@ -21,7 +21,7 @@ interface StatusBody {
   details?: { name?: string; kind?: string; causes?: { reason: string; message: string; field?: string }[]; retryAfterSeconds?: number };
 }
 
-/** Asserts `res` is the Failure Status of gaps.md with `code` and `reason`, and returns it. */
+/** Asserts `res` is a Failure Status with `code` and `reason`, and returns it. */
 function expectStatus(res: RawResponse, code: number, reason: string): StatusBody {
   expect(res.status, res.text).toBe(code);
   expect(res.headers["content-type"]).toBe("application/json");

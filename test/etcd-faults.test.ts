@@ -1,5 +1,5 @@
 /**
- * Faults under orch-apiservers on etcd (issue 6, point 5 and "Bad input and faults"): an etcd
+ * Faults under orch-apiservers on etcd: an etcd
  * member killed during writes loses no acknowledged write; a server restarted under a watching
  * client resumes it from its last resourceVersion with no gap and no duplicate; the whole etcd
  * lost while serving ends open watches, half-writes nothing, and service resumes when it returns.

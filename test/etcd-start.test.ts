@@ -1,6 +1,6 @@
 /**
- * `orch-apiserver` when etcd does not answer at start (issue 6: "a clear error and a non-zero
- * exit, or readiness false until it comes, per flag"). By default it exits 1 naming the endpoint;
+ * `orch-apiserver` when etcd does not answer at start: a clear error and a non-zero exit, or
+ * readiness false until it comes, per flag. By default it exits 1 naming the endpoint;
  * with `--etcd-wait-at-start` it serves at once, live but not ready, answers requests that need
  * storage with a 503 Status, and becomes ready and serves objects once etcd comes up on the port,
  * without a restart. Every wait is bounded.

@@ -1,5 +1,5 @@
 /**
- * etcd over TLS, for real (issue 6): Debian's etcd serving https with a certificate from the CA
+ * etcd over TLS, for real: Debian's etcd serving https with a certificate from the CA
  * code of `orch-apiserver`, once with any client allowed and once requiring client certificates
  * (`--client-cert-auth`). `EtcdStore` works over both; a wrong CA or a missing client certificate
  * fails fast with an error that says so; `orch-apiserver` spawned with `--etcd-cafile`,

@@ -206,6 +206,35 @@ describe("kubectl against orch-apiserver (default domain, core group)", () => {
     ]);
   });
 
+  it("explain: finds the kinds' schemas in OpenAPI v3 by x-kubernetes-group-version-kind on the default domain", async () => {
+    const configMap = await kubectl(["explain", "configmap"]);
+    expect(configMap.code, configMap.stderr).toBe(0);
+    expect(configMap.stdout).toMatch(/^KIND:\s+ConfigMap\nVERSION:\s+v1\n/);
+    expect(configMap.stdout).toContain("ConfigMap holds configuration data for pods to consume.");
+    expect(configMap.stdout).toMatch(/^ {2}data\t<map\[string\]string>$/m);
+    const field = await kubectl(["explain", "configmap.metadata.ownerReferences"]);
+    expect(field.code, field.stderr).toBe(0);
+    expect(field.stdout).toMatch(/^FIELD: ownerReferences <\[\]OwnerReference>$/m);
+    const lease = await kubectl(["explain", "leases.spec"]);
+    expect(lease.code, lease.stderr).toBe(0);
+    expect(lease.stdout).toMatch(/^GROUP:\s+coordination\.orch\.io\nKIND:\s+Lease\n/);
+  });
+
+  it("apply (client-side): a port left out of the manifest is deleted, by the merge key the schema names", async () => {
+    // Once kubectl finds a kind's schema by its GVK it computes the strategic merge patch from the
+    // schema's x-kubernetes-patch-* markers; without them it would send the list whole, and the
+    // server, merging by port, would keep the port.
+    const service = (ports: string[]) =>
+      `apiVersion: v1\nkind: Service\nmetadata:\n  name: applied\nspec:\n  selector:\n    app: web\n  ports:\n${ports.map((p) => `  - ${p}\n`).join("")}`;
+    const both = await kubectl.file("svc-both.yaml", service(["{name: http, port: 80}", "{name: https, port: 443}"]));
+    const one = await kubectl.file("svc-one.yaml", service(["{name: http, port: 80}"]));
+    expect((await kubectl(["apply", "-f", both])).stdout.trim()).toBe("service/applied created");
+    const applied = await kubectl(["apply", "-f", one]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout.trim()).toBe("service/applied configured");
+    expect((await kubectl(["get", "svc", "applied", "-o", "jsonpath={.spec.ports[*].name}"])).stdout).toBe("http");
+  });
+
   it("bad input: an invalid name gets the 422 message, a missing namespace NotFound", async () => {
     const invalid = await kubectl(["create", "-f", "-"], { input: configMapManifest("Bad_Name") });
     expect(invalid.code).toBe(1);

@@ -1,7 +1,9 @@
 /**
- * Mounting orch inside an Express app: the app keeps its own routes, and the API paths
- * (`/api`, `/apis`, `/openapi`, `/version`, health) go to an in-memory `APIServer` through the
- * `@orch/node` request listener. Run it with `npx tsx --conditions=@orch/source examples/express/main.ts`.
+ * Mounting orch inside an Express app: the app keeps its own routes and its body parser
+ * (`express.json()`, registered for every route), and the API paths (`/api`, `/apis`,
+ * `/openapi`, `/version`, health) go to an in-memory `APIServer` through the `@orch/node`
+ * request listener, which takes the body the parser left in `req.body`. Run it with
+ * `npx tsx --conditions=@orch/source examples/express/main.ts`.
  * @module
  */
 import { createRequestListener } from "@orch/node";
@@ -12,14 +14,21 @@ import { pathToFileURL } from "node:url";
 
 const apiPaths = /^\/(api|apis|openapi|version|livez|readyz|healthz)(\/|\?|$)/;
 
-/** Starts an Express app with orch mounted beside the app's own `/hello` route. */
+/** Starts an Express app with orch mounted beside the app's own `/hello` and `/echo` routes. */
 export async function startApp(port = 0): Promise<{ url: string; api: APIServer; close(): Promise<void> }> {
   const api = new APIServer();
   await api.ready();
   const orch = createRequestListener(api);
   const app = express();
+  // The app's parser runs before orch: what it parses (application/json) orch takes from
+  // req.body; what it skips (merge patches, YAML) orch reads from the stream. Its 100 kB default
+  // limit applies to the JSON it parses, so raise it to orch's 3 MiB.
+  app.use(express.json({ limit: api.maxRequestBodyBytes }));
   app.get("/hello", (_req, res) => {
     res.json({ hello: "from express" });
+  });
+  app.post("/echo", (req, res) => {
+    res.json(req.body);
   });
   app.use((req, res, next) => (apiPaths.test(req.url) ? orch(req, res) : next()));
   const server = app.listen(port, "127.0.0.1");

@@ -43,7 +43,7 @@ export type BuiltinPluginName = (typeof admissionPluginOrder)[number];
 
 /**
  * The plugins on when no `--enable-admission-plugins` is given: the reference's default-on set
- * (spec 2's plugins, and CertificateSubjectRestriction, which guards the client signer).
+ * (and CertificateSubjectRestriction, which guards the client signer).
  */
 export const defaultAdmissionPlugins: readonly BuiltinPluginName[] = [
   "NamespaceLifecycle",

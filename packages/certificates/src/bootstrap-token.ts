@@ -1,5 +1,5 @@
 /**
- * Bootstrap tokens as objects (spec 2 "Bootstrap token secret"): generating a token, the Secret
+ * Bootstrap tokens as objects (the reference's bootstrap token Secrets): generating a token, the Secret
  * that holds it, and the token a Secret lets sign `cluster-info`. The Secret's format and rules
  * are `@orch/resources`' (the Secret kind validates every token Secret with them); reading a
  * token for authentication belongs to `@orch/authn`.

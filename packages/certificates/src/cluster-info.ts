@@ -1,5 +1,5 @@
 /**
- * The signed `cluster-info` ConfigMap (spec 2 "Signed cluster-info config map"): the client
+ * The signed `cluster-info` ConfigMap (the reference's signed cluster-info config map): the client
  * configuration a joining node reads without credentials from `<short>-public`, and the
  * detached JWS per bootstrap token that lets it trust the configuration (the reference's
  * bootstrap signer and `cluster-bootstrap/token/jws`).
@@ -66,7 +66,7 @@ function tokenId(token: string): string {
 
 /**
  * The detached JWS of `kubeconfig` for `token`, `<header>..<signature>`: HS256 over the
- * payload with the whole token (`<id>.<secret>`) as the key, as spec 2 says, and the
+ * payload with the whole token (`<id>.<secret>`) as the key, as the reference signs it, and the
  * token's id as `kid` in the protected header. Goes under key `jws-kubeconfig-<id>`.
  * @throws Error when `token` is not a bootstrap token.
  */

@@ -1,6 +1,6 @@
 /**
  * When a CertificateSigningRequest is garbage: the reference's CSR cleaner
- * (`pkg/controller/certificates/cleaner`), spec 2 "Garbage collection".
+ * (`pkg/controller/certificates/cleaner`) and its garbage collection periods.
  * @module
  */
 import { parseTime, type APIObject } from "@orch/meta";

@@ -1,6 +1,6 @@
 /**
- * The built-in signers and what each lets into a certificate (spec 2's table of built-in
- * signers; the reference's `pkg/controller/certificates/signer` and
+ * The built-in signers and what each lets into a certificate (the reference's table of built-in
+ * signers, its `pkg/controller/certificates/signer` and
  * `pkg/apis/certificates/v1/helpers.go`):
  *
  * | signer | subject | subjectAltName | key usages |

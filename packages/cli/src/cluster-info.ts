@@ -1,6 +1,6 @@
 /**
  * The `cluster-info` ConfigMap `orch-apiserver` publishes at start, which anonymous callers may
- * read (the RBAC bootstrap policy lets them): spec 2, "Signed cluster-info config map".
+ * read (the RBAC bootstrap policy lets them), as the reference's signed cluster-info config map.
  * @module
  */
 import { clusterInfoKubeconfig, clusterInfoKubeconfigKey, clusterInfoName } from "@orch/certificates";

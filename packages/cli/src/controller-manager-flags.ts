@@ -18,7 +18,7 @@ export interface ControllerManagerFlags {
   leaderElect: boolean;
   /** `--leader-elect-lease-namespace`: the Lease's namespace; unset, `<short>-system` of the domain. */
   leaderElectLeaseNamespace?: string;
-  /** The controller flags; the loops the API server runs itself cannot be named. */
+  /** The controller flags: which loops run, and the cluster signing CA. */
   controllers: ControllersFlags;
 }
 
@@ -26,8 +26,7 @@ export interface ControllerManagerFlags {
 export const controllerManagerUsage = `Usage: orch-controller-manager --kubeconfig <file> [flags]
 
 Runs the orch control loops against an API server, while holding the leader Lease <short>-controller-manager.
-The loops the API server runs itself (namespace, serviceaccount, resourcequota, clusterrole-aggregation)
-cannot run here.
+Start that server with an empty --controllers= so that only this process acts.
 
 Flags:
       --kubeconfig string                 kubeconfig file of the API server to run against (required)

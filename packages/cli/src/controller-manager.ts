@@ -41,7 +41,7 @@ async function defaultSigningCA(): Promise<{ caCertPem: string; caKeyPem: string
 /**
  * Runs `orch-controller-manager` with `argv` (the arguments after the command name) and
  * resolves with the exit code once it has stopped: 0 after a graceful stop or `--help`, 2 for a
- * bad command line (naming a loop the API server runs itself included), 1 when the kubeconfig or
+ * bad command line (an unknown controller included), 1 when the kubeconfig or
  * a signing file cannot be read.
  *
  * The client reaches the server of the kubeconfig's current context over HTTPS with its CA,

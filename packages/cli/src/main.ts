@@ -116,9 +116,8 @@ async function keepStarting(server: ServerLike, flags: Flags, signal: AbortSigna
  * controllers `--controllers` selects (`*` by default) in-process, as user
  * `system:<short>-controller-manager` in `system:masters`, without leader election; the CSR
  * signer signs with `--cluster-signing-cert-file`/`--cluster-signing-key-file`, by default the
- * generated CA. Turning off a loop the server runs itself (`-namespace`, `-serviceaccount`,
- * `-resourcequota`, `-clusterrole-aggregation`) turns it off in the server. The controllers stop
- * before the server closes.
+ * generated CA. An empty `--controllers=` runs none (a separate `orch-controller-manager` then
+ * does the work). The controllers stop before the server closes.
  *
  * When ready, it prints exactly one line to `stdout`:
  * `orch-apiserver ready url=https://127.0.0.1:<port> kubeconfig=<absolute path>`.

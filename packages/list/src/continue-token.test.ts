@@ -30,7 +30,7 @@ const startKey = fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) =
 const revision = fc.oneof(fc.constant(-1), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }));
 
 describe("continue tokens", () => {
-  it("encodes the JSON of gaps.md as unpadded base64url", () => {
+  it("encodes its JSON as unpadded base64url", () => {
     const token = encodeContinueToken({ revision: 12, startKey: "default/web\u0000" });
     expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
     const json = new TextDecoder().decode(Uint8Array.from(atob(token.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)));

@@ -1,5 +1,5 @@
 /**
- * The read of a get: one key, with the resourceVersion semantics of spec 1's get table.
+ * The read of a get: one key, with the resourceVersion semantics of the reference's get table.
  * @module
  */
 import type { Clock, Entry, Store } from "@orch/store";

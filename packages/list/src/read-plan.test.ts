@@ -21,7 +21,7 @@ function badRequestOf(verb: ReadVerb, params: ReadParams): StatusError {
 
 type Row = readonly [cell: string, verb: ReadVerb, params: ReadParams, expected: ReadPlan | { error: string }];
 
-/** One row per cell of the three tables of spec 1, "resourceVersion semantics". */
+/** One row per cell of the reference's three resourceVersion tables (get, list, watch). */
 const table: readonly Row[] = [
   // get
   ["get, rv unset: Most Recent", "get", {}, { kind: "MostRecent" }],
@@ -121,7 +121,7 @@ const table: readonly Row[] = [
   ["watch, rv non-zero: Start at Exact", "watch", { resourceVersion: "5" }, { kind: "StartExact", revision: 5 }],
 ];
 
-describe("planRead covers every cell of spec 1's tables", () => {
+describe("planRead covers every cell of the resourceVersion tables", () => {
   it.each(table)("%s", (_cell, verb, params, expected) => {
     if ("error" in expected) {
       expect(badRequestOf(verb, params).message).toContain(expected.error);

@@ -1,5 +1,5 @@
 /**
- * The resourceVersion decision tables of spec 1 ("resourceVersion semantics") as one function:
+ * The reference's resourceVersion decision tables of get, list and watch as one function:
  * the query parameters of a get, list or watch go in, a {@link ReadPlan} saying what to read
  * comes out, and every invalid cell is a 400 with the reference server's message.
  * @module
@@ -111,7 +111,7 @@ const notOlderThanMatch = "NotOlderThan";
 
 /**
  * Decides what a get, list or watch reads from its query parameters: one cell of the three
- * tables of spec 1, "resourceVersion semantics".
+ * resourceVersion tables of the reference (see the lists and watches guide).
  *
  * - get: rv unset is `MostRecent`, `0` is `Any`, anything else `NotOlderThan`.
  * - list: as get without a limit; with `limit > 0` a non-zero rv without a match is `Exact`;

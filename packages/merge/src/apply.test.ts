@@ -32,7 +32,7 @@ function withoutManaged(object: JSONObject): JSONObject {
   return { ...object, metadata };
 }
 
-describe("apply scenarios (spec 1, Server-side apply)", () => {
+describe("apply scenarios (server-side apply)", () => {
   for (const s of scenarios) {
     it(`${s.point}: ${s.name}`, () => {
       let live: JSONObject | undefined = s.live;

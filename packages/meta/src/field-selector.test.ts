@@ -95,7 +95,7 @@ describe("parseFieldSelector", () => {
     expect(parseFieldSelector("").exactValue("metadata.name")).toBeUndefined();
   });
 
-  it("rejects unsupported fields as gaps.md says", () => {
+  it("rejects unsupported fields with a 400", () => {
     const supported = new Set(["metadata.name", "metadata.namespace"]);
     const s = parseFieldSelector("metadata.name=a");
     expect(s.checkSupported(supported)).toBe(s);

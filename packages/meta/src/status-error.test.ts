@@ -16,7 +16,7 @@ import {
 import { statusCodes, statusReasons } from "./status-reason.js";
 
 describe("StatusError", () => {
-  it("gives every reason of gaps.md its HTTP code", () => {
+  it("gives every reason its HTTP code", () => {
     expect(statusCodes).toEqual({
       BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, MethodNotAllowed: 405,
       NotAcceptable: 406, AlreadyExists: 409, Conflict: 409, Gone: 410, Expired: 410,
@@ -26,7 +26,7 @@ describe("StatusError", () => {
     for (const reason of statusReasons) expect(statusError(reason, "x").code).toBe(statusCodes[reason]);
   });
 
-  it("builds the Status body of gaps.md for a missing object", () => {
+  it("builds the reference's Status body for a missing object", () => {
     const error = notFound({ group: "", resource: "configmaps" }, "cfg");
     expect(error.toJSON()).toEqual({
       kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure",
@@ -43,7 +43,7 @@ describe("StatusError", () => {
     );
   });
 
-  it("words an optimistic-concurrency conflict as gaps.md does", () => {
+  it("words an optimistic-concurrency conflict as the reference does", () => {
     expect(conflict({ group: "", resource: "configmaps" }, "c").message).toBe(
       'Operation cannot be fulfilled on configmaps "c": the object has been modified; please apply your changes to the latest version and try again',
     );
@@ -74,7 +74,7 @@ describe("StatusError", () => {
     });
   });
 
-  it("reports a compacted start with the message of gaps.md", () => {
+  it("reports a compacted start with the reference's message", () => {
     const error = tooOldResourceVersion(5, 10);
     expect(error.status).toMatchObject({ code: 410, reason: "Expired", message: "too old resource version: 5 (10)" });
   });

@@ -1,12 +1,13 @@
 /**
  * The `node:http` request listener of orch: it turns an `IncomingMessage` into an `APIRequest`,
  * hands it to the server, and writes the `APIResponse` back, flushing streamed chunks as they
- * come.
+ * come. Behind a framework, it takes the body a parser left in `req.body` when the stream is
+ * already consumed, and serves under a path prefix.
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { requestEntityTooLarge, toStatusError } from "@orch/meta";
-import type { APIRequest, APIResponse } from "@orch/server";
+import { internalError, requestEntityTooLarge, statusError, toStatusError, type Status } from "@orch/meta";
+import { normalizeBasePath, parseMediaType, stripBasePath, type APIRequest, type APIResponse } from "@orch/server";
 import { peerCertificateChain } from "./client-certificate.js";
 import { discardRest, readBody } from "./internal/read-body.js";
 
@@ -24,6 +25,88 @@ export interface RequestHandler {
 
 /** A `node:http` / `node:https` request listener, as `http.createServer` takes it. */
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Options of {@link createRequestListener}. */
+export interface RequestListenerOptions {
+  /**
+   * The path prefix the API is mounted under, e.g. `"/k8s"`: `/k8s/api/v1/namespaces` is served
+   * as `/api/v1/namespaces`, and a path outside the prefix is a 404 Status. It is matched against
+   * `req.originalUrl` when a framework set one (Express does, and takes its mount path off
+   * `req.url`: `app.use("/k8s", listener)` needs no `basePath`), else `req.url`. Clients put the
+   * prefix in their server URL (`server: https://host:port/k8s` in a kubeconfig). None by default.
+   * @throws TypeError from {@link createRequestListener} when it does not start with `/`, or
+   *   holds `?`, `#` or `//`.
+   */
+  basePath?: string;
+}
+
+/**
+ * What frameworks leave on a request: Express's `originalUrl`, the `body` a body parser made
+ * (Express's `express.json()`, `express.text()`, `express.raw()`, and the like), and `rawBody`,
+ * the bytes a parser's `verify` hook kept by a common convention.
+ */
+type FrameworkRequest = IncomingMessage & { originalUrl?: unknown; body?: unknown; rawBody?: unknown };
+
+/** What the listener has for a body: bytes (or none), or a Status to answer with instead. */
+type RequestBody = Awaited<ReturnType<typeof readBody>> | { kind: "parsed"; body: Uint8Array | undefined } | { kind: "failed"; status: Status };
+
+const protobufMediaType = "application/vnd.kubernetes.protobuf";
+
+function bytesOf(value: Uint8Array): Uint8Array {
+  return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+}
+
+/**
+ * The body of a request whose stream an earlier middleware read: what the parser left in
+ * `rawBody` (bytes) or `body` (bytes or a string as they are; a parsed value re-encoded as JSON,
+ * which JSON and YAML requests accept), or a 500 Status when nothing was left or it cannot be
+ * turned back into the request's media type.
+ */
+function parsedBody(req: FrameworkRequest, limit: number): RequestBody {
+  const { rawBody, body } = req;
+  let bytes: Uint8Array;
+  if (rawBody instanceof Uint8Array) bytes = bytesOf(rawBody);
+  else if (body === undefined) {
+    return {
+      kind: "failed",
+      status: internalError(
+        "the request body was consumed by an earlier middleware and none was left in req.body; " +
+          "mount orch before middleware that reads bodies",
+      ).status,
+    };
+  } else if (body instanceof Uint8Array) bytes = bytesOf(body);
+  else if (typeof body === "string") bytes = new TextEncoder().encode(body);
+  else {
+    const parsed = parseMediaType(req.headers["content-type"] ?? "");
+    const mediaType = parsed ? `${parsed.type}/${parsed.subtype}` : undefined;
+    const text = mediaType === protobufMediaType ? undefined : safeJSON(body);
+    if (text === undefined) {
+      return {
+        kind: "failed",
+        status: internalError(
+          `the request body was parsed by an earlier middleware into a value orch cannot encode back as ${mediaType ?? "JSON"}; ` +
+            "mount orch before that middleware, or limit the middleware to other routes",
+        ).status,
+      };
+    }
+    bytes = new TextEncoder().encode(text);
+  }
+  if (bytes.byteLength > limit) return { kind: "tooLarge" };
+  return { kind: "parsed", body: bytes.byteLength === 0 ? undefined : bytes };
+}
+
+function safeJSON(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value) as string | undefined;
+  } catch {
+    return undefined; // a BigInt or a cycle
+  }
+}
+
+/** The JSON response of a Status. */
+function statusResponse(status: Status): APIResponse {
+  return { status: status.code, headers: new Headers({ "content-type": "application/json" }), body: JSON.stringify(status) };
+}
 
 /** @internal State shared between the listener and `serve`'s graceful close. */
 export interface ListenerState {
@@ -148,13 +231,14 @@ async function writeStream(
 }
 
 /** @internal The listener behind {@link createRequestListener} and `serve`. */
-export function listenerWithState(server: RequestHandler, state: ListenerState): RequestListener {
+export function listenerWithState(server: RequestHandler, state: ListenerState, options: RequestListenerOptions = {}): RequestListener {
+  const basePath = normalizeBasePath(options.basePath);
   return (req, res) => {
-    void serveOne(server, state, req, res);
+    void serveOne(server, state, basePath, req, res);
   };
 }
 
-async function serveOne(server: RequestHandler, state: ListenerState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serveOne(server: RequestHandler, state: ListenerState, basePath: string, req: FrameworkRequest, res: ServerResponse): Promise<void> {
   // The request's signal is made only when the server asks for it (watches, waits): most
   // requests never do, and an AbortController per request is not free.
   let abort: AbortController | undefined;
@@ -172,19 +256,35 @@ async function serveOne(server: RequestHandler, state: ListenerState, req: Incom
     abort?.abort();
   });
   try {
-    const limit = server.maxRequestBodyBytes;
-    const read = await readBody(req, limit);
-    if (read.kind === "aborted") return;
-    if (read.kind === "tooLarge") {
-      const status = requestEntityTooLarge(`limit is ${limit}`).status;
-      discardRest(req, Math.max(limit, 1 << 20), 10_000);
-      writeComplete(res, { status: status.code, headers: new Headers({ "content-type": "application/json" }), body: JSON.stringify(status) }, state);
+    const url = stripBasePath(basePath !== "" && typeof req.originalUrl === "string" ? req.originalUrl : (req.url ?? "/"), basePath);
+    if (url === undefined) {
+      writeComplete(res, statusResponse(statusError("NotFound", "the server could not find the requested resource", { details: {} }).status), state);
       return;
+    }
+    const limit = server.maxRequestBodyBytes;
+    // A stream some middleware already read from holds nothing more: the body is what it left.
+    const read: RequestBody = req.readableDidRead ? parsedBody(req, limit) : await readBody(req, limit);
+    if (read.kind === "aborted") return;
+    if (read.kind === "failed") {
+      writeComplete(res, statusResponse(read.status), state);
+      return;
+    }
+    if (read.kind === "tooLarge") {
+      discardRest(req, Math.max(limit, 1 << 20), 10_000);
+      writeComplete(res, statusResponse(requestEntityTooLarge(`limit is ${limit}`).status), state);
+      return;
+    }
+    const headers = toHeaders(req);
+    if (read.kind === "parsed") {
+      // The parser decoded any Content-Encoding, and a re-encoded body has a length of its own.
+      headers.delete("content-encoding");
+      headers.delete("transfer-encoding");
+      headers.set("content-length", String(read.body?.byteLength ?? 0));
     }
     const request: APIRequest = {
       method: req.method ?? "GET",
-      url: req.url ?? "/",
-      headers: toHeaders(req),
+      url,
+      headers,
       get signal() {
         return controller().signal;
       },
@@ -197,8 +297,7 @@ async function serveOne(server: RequestHandler, state: ListenerState, req: Incom
     try {
       response = await server.handle(request);
     } catch (error) {
-      const status = toStatusError(error).status;
-      response = { status: status.code, headers: new Headers({ "content-type": "application/json" }), body: JSON.stringify(status) };
+      response = statusResponse(toStatusError(error).status);
     }
     if (res.destroyed || gone) {
       // The client is gone: release a stream the server opened for it.
@@ -218,11 +317,19 @@ async function serveOne(server: RequestHandler, state: ListenerState, req: Incom
 }
 
 /**
- * A request listener for a `node:http` or `node:https` server you own: it reads the body up to
- * `server.maxRequestBodyBytes` (413 past it, without buffering more), hands the server the TLS
- * client certificate chain as the client sent it (start the TLS server with `requestCert: true,
- * rejectUnauthorized: false`; the server's authenticators verify it), aborts the request's `signal` when the client
- * goes away, and flushes each chunk of a streamed response at once.
+ * A request listener for a `node:http` or `node:https` server you own, or an Express (or
+ * Connect) app: it reads the body up to `server.maxRequestBodyBytes` (413 past it, without
+ * buffering more), hands the server the TLS client certificate chain as the client sent it
+ * (start the TLS server with `requestCert: true, rejectUnauthorized: false`; the server's
+ * authenticators verify it), aborts the request's `signal` when the client goes away, and flushes
+ * each chunk of a streamed response at once.
+ *
+ * Behind a body parser (`express.json()`, ...) that already read the stream, the body is what
+ * the parser left: `req.rawBody` or `req.body` bytes or string as they are, a parsed value
+ * re-encoded as JSON (which JSON and YAML requests accept; exact bytes are lost, so duplicate
+ * fields go unnoticed). A consumed stream with nothing left is a 500 Status saying so. A parser
+ * that skipped the request (`express.json()` skips `application/merge-patch+json`) left the
+ * stream, which is read as usual. With `options.basePath` the API is served under a prefix.
  *
  * Graceful shutdown of a server you own is yours; {@link serve} does it for you.
  * @example
@@ -235,6 +342,6 @@ async function serveOne(server: RequestHandler, state: ListenerState, req: Incom
  * createServer(createRequestListener(api)).listen(8080, "127.0.0.1");
  * ```
  */
-export function createRequestListener(server: RequestHandler): RequestListener {
-  return listenerWithState(server, newListenerState());
+export function createRequestListener(server: RequestHandler, options: RequestListenerOptions = {}): RequestListener {
+  return listenerWithState(server, newListenerState(), options);
 }

@@ -1,5 +1,5 @@
 /**
- * The protobuf envelope of spec 1: four prefix bytes `k8s\0`, then one `runtime.Unknown`
+ * The reference's protobuf envelope: four prefix bytes `k8s\0`, then one `runtime.Unknown`
  * message whose `raw` holds the serialized object and whose `typeMeta` names its kind.
  * @module
  */

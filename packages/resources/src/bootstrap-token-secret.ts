@@ -1,5 +1,5 @@
 /**
- * The format of a bootstrap token Secret (spec 2 "Bootstrap token secret"; the reference's
+ * The format of a bootstrap token Secret (the reference's
  * `k8s.io/cluster-bootstrap` `token/api` and `token/util`): its type, namespace and name, its
  * data keys, the token, id, secret and group patterns, the readers of its base64 values and of
  * its expiration, and its rules, which the Secret kind applies to every Secret of the type.

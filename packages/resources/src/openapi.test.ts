@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { componentPrefix, kindComponentName, openAPIDocument, openAPIIndex, type OpenAPIDocument, type OpenAPINode } from "./openapi.js";
 import { coreAndCoordination as builtinResources } from "./internal/test-catalog.js";
-import { ResourceRegistry } from "./registry.js";
+import { builtinResources as catalog, ResourceRegistry } from "./registry.js";
+import type { ResourceType } from "./resource-type.js";
+import { int32 } from "./schema/fields.js";
+import { kindSchema } from "./schema/object-meta.js";
 
 // A tiny checker for the subset of OpenAPI schemas the generator emits.
 function check(value: unknown, schema: OpenAPINode, doc: OpenAPIDocument, path = ""): string[] {
@@ -92,8 +95,73 @@ describe("OpenAPI v3", () => {
   it("tags kinds with x-kubernetes-group-version-kind for k8s.io and x-orch-group-version-kind otherwise", () => {
     const lease = openAPIDocument(kube, "coordination.k8s.io", "v1")?.components.schemas["io.k8s.api.coordination.v1.Lease"];
     expect(lease?.["x-kubernetes-group-version-kind"]).toEqual([{ group: "coordination.k8s.io", kind: "Lease", version: "v1" }]);
+    expect(lease).not.toHaveProperty("x-orch-group-version-kind");
     const cm = openAPIDocument(registry, "", "v1")?.components.schemas["io.orch.api.core.v1.ConfigMap"];
     expect(cm?.["x-orch-group-version-kind"]).toEqual([{ group: "", kind: "ConfigMap", version: "v1" }]);
+  });
+
+  it("tags every kind's schema with x-kubernetes-group-version-kind under any domain, where kubectl explain looks for it", () => {
+    for (const r of [new ResourceRegistry(catalog), new ResourceRegistry(catalog, "k8s.io")]) {
+      for (const { group, version } of r.groupVersions()) {
+        const doc = openAPIDocument(r, group, version) as OpenAPIDocument;
+        for (const { type } of r.resourcesIn(group, version)) {
+          for (const kind of [type.kind, `${type.kind}List`]) {
+            const schema = doc.components.schemas[kindComponentName(r.domain, group, version, kind)];
+            expect(schema?.["x-kubernetes-group-version-kind"], `${kind} in ${group}/${version} under ${r.domain}`).toEqual([{ group, kind, version }]);
+          }
+        }
+      }
+    }
+    const status = openAPIDocument(registry, "", "v1")?.components.schemas["io.orch.apimachinery.pkg.apis.meta.v1.Status"];
+    expect(status?.["x-kubernetes-group-version-kind"]).toEqual([{ group: "", kind: "Status", version: "v1" }]);
+  });
+
+  it("repeats the patch markers under x-kubernetes-* for orch.io, as kubectl's client-side apply reads only those", () => {
+    const doc = openAPIDocument(registry, "", "v1") as OpenAPIDocument;
+    const props = doc.components.schemas["io.orch.apimachinery.pkg.apis.meta.v1.ObjectMeta"]?.["properties"] as Record<string, OpenAPINode>;
+    expect(props["ownerReferences"]).toMatchObject({
+      "x-orch-list-type": "map",
+      "x-orch-patch-strategy": "merge",
+      "x-orch-patch-merge-key": "uid",
+      "x-kubernetes-patch-strategy": "merge",
+      "x-kubernetes-patch-merge-key": "uid",
+    });
+    expect(props["ownerReferences"]).not.toHaveProperty("x-kubernetes-list-type");
+    expect(props["managedFields"]).not.toHaveProperty("x-kubernetes-patch-strategy");
+  });
+
+  describe("an embedder's own group", () => {
+    const widgetType: ResourceType = {
+      group: "example.com",
+      resource: "widgets",
+      singular: "widget",
+      kind: "Widget",
+      scope: "Namespaced",
+      versions: [{ name: "v1", schema: kindSchema({ size: int32().optional() }, "A widget."), storage: true }],
+      subresources: ["status"],
+    };
+
+    it.each([["orch.io"], ["k8s.io"]])("names its kinds by the reversed group, as the reference names a custom resource's (%s)", (domain) => {
+      const r = new ResourceRegistry([...builtinResources, widgetType, { ...widgetType, group: "example.{domain}" }], domain);
+      expect(kindComponentName(domain, "example.com", "v1", "Widget")).toBe("com.example.v1.Widget");
+      const doc = openAPIDocument(r, "example.com", "v1") as OpenAPIDocument;
+      expect(doc.components.schemas["com.example.v1.Widget"]).toMatchObject({
+        description: "A widget.",
+        "x-kubernetes-group-version-kind": [{ group: "example.com", kind: "Widget", version: "v1" }],
+      });
+      expect(doc.components.schemas["com.example.v1.WidgetList"]?.["x-kubernetes-group-version-kind"]).toEqual([{ group: "example.com", kind: "WidgetList", version: "v1" }]);
+      const item = doc.paths["/apis/example.com/v1/namespaces/{namespace}/widgets/{name}"] as Record<string, OpenAPINode>;
+      expect(JSON.stringify(item["get"])).toContain('"#/components/schemas/com.example.v1.Widget"');
+      // A group under the domain is the embedder's too: `io.orch.example.v1.Widget`.
+      expect(Object.keys(openAPIDocument(r, `example.${domain}`, "v1")?.components.schemas ?? {})).toContain(`${componentPrefix(domain)}.example.v1.Widget`);
+    });
+
+    it("leaves the built-in groups their names", () => {
+      expect(kindComponentName("orch.io", "", "v1", "ConfigMap")).toBe("io.orch.api.core.v1.ConfigMap");
+      expect(kindComponentName("orch.io", "apps", "v1", "Deployment")).toBe("io.orch.api.apps.v1.Deployment");
+      expect(kindComponentName("k8s.io", "coordination.k8s.io", "v1", "Lease")).toBe("io.k8s.api.coordination.v1.Lease");
+      expect(kindComponentName("orch.io", "policy", "v1", "Eviction")).toBe("io.orch.api.policy.v1.Eviction");
+    });
   });
 
   it("carries the merge markers of ObjectMeta and Namespace status", () => {

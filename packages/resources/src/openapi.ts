@@ -1,16 +1,19 @@
 /**
  * OpenAPI v3 documents generated from the zod schemas: the `/openapi/v3` index and one document
- * per group version, with the reference's component names (`io.orch.api.core.v1.ConfigMap`),
- * its vendor extensions (`x-orch-group-version-kind`, merge markers; `x-kubernetes-*` for domain
+ * per group version, with the reference's component names (`io.orch.api.core.v1.ConfigMap` for
+ * the built-in groups, the reversed group for an embedder's own, `com.example.v1.Widget`), its
+ * vendor extensions (`x-orch-group-version-kind`, merge markers; `x-kubernetes-*` for domain
  * `k8s.io`) and every operation with its query parameters. kubectl reads these to locate a kind's
- * schema and to learn that the server supports `fieldValidation`; so that it can under any domain,
- * operations also carry `x-kubernetes-group-version-kind`.
+ * schema (`kubectl explain`, client-side `apply`) and to learn that the server supports
+ * `fieldValidation`, by the exact keys `x-kubernetes-group-version-kind`,
+ * `x-kubernetes-patch-strategy` and `x-kubernetes-patch-merge-key`: so that it can under any
+ * domain, operations and schemas carry those keys too.
  * @module
  */
 import { extensionPrefix, mergeMarkerExtensions, mergeMarkersRegistry } from "@orch/meta";
 import { z } from "zod";
 import type { ResourceType, Verb } from "./resource-type.js";
-import { actionKindOf, type RegisteredVersion, type ResourceRegistry } from "./registry.js";
+import { actionKindOf, builtinResources, resolveGroup, type RegisteredVersion, type ResourceRegistry } from "./registry.js";
 import { componentNameOf } from "./schema/fields.js";
 import { listSchema } from "./schema/object-meta.js";
 import { deleteOptionsSchema, patchSchema, statusSchema, watchEventSchema } from "./schema/shared-kinds.js";
@@ -55,8 +58,31 @@ function operationGroup(group: string, version: string, domain: string): string 
   return `${words.join("")}${version.charAt(0).toUpperCase()}${version.slice(1)}`;
 }
 
-/** The component name of a kind: `io.orch.api.core.v1.ConfigMap`, `io.k8s.api.coordination.v1.Lease`. */
+const builtinGroupsByDomain = new Map<string, ReadonlySet<string>>();
+
+// The groups of the built-in catalog under `domain`, with those of the action bodies (`policy`).
+function builtinGroups(domain: string): ReadonlySet<string> {
+  let groups = builtinGroupsByDomain.get(domain);
+  if (!groups) {
+    const found = new Set<string>();
+    for (const type of builtinResources) {
+      found.add(resolveGroup(type.group, domain));
+      for (const action of Object.values(type.strategy?.actions ?? {})) found.add(actionKindOf(action, domain).group);
+    }
+    groups = found;
+    builtinGroupsByDomain.set(domain, groups);
+  }
+  return groups;
+}
+
+/**
+ * The component name of a kind. A group of the built-in catalog is named as the reference names
+ * its own types (`io.orch.api.core.v1.ConfigMap`, `io.k8s.api.coordination.v1.Lease`); any other
+ * group, an embedder's own, as the reference names a custom resource: the group reversed, then
+ * the version and kind (`com.example.v1.Widget` for group `example.com`).
+ */
 export function kindComponentName(domain: string, group: string, version: string, kind: string): string {
+  if (!builtinGroups(domain).has(group)) return `${group.split(".").reverse().join(".")}.${version}.${kind}`;
   return `${componentPrefix(domain)}.api.${packageOf(group, domain)}.${version}.${kind}`;
 }
 
@@ -349,8 +375,10 @@ class DocumentBuilder {
   }
 }
 
+// The GVK list of a schema under the domain's key, and under the reference's, which
+// `kubectl explain` and client-side `apply` look for whatever the domain.
 function gvkExtension(prefix: string, entries: { group: string; kind: string; version: string }[]): OpenAPINode {
-  return { [`x-${prefix}-group-version-kind`]: entries };
+  return { [`x-${prefix}-group-version-kind`]: entries, "x-kubernetes-group-version-kind": entries };
 }
 
 function buildDocument(registry: ResourceRegistry, group: string, version: string): OpenAPIDocument | undefined {
@@ -423,7 +451,15 @@ function buildDocument(registry: ResourceRegistry, group: string, version: strin
       const json = ctx.jsonSchema as OpenAPINode;
       const refers = json["allOf"] !== undefined || json["$ref"] !== undefined;
       const shown = refers ? { patchStrategy: markers.patchStrategy, patchMergeKey: markers.patchMergeKey } : markers;
-      Object.assign(json, mergeMarkerExtensions(JSON.parse(JSON.stringify(shown)) as typeof markers, prefix));
+      const plain = JSON.parse(JSON.stringify(shown)) as typeof markers;
+      Object.assign(json, mergeMarkerExtensions(plain, prefix));
+      // Once kubectl finds a kind's schema by its GVK it computes a client-side apply's
+      // strategic merge patch from these two keys alone: without them it would replace whole
+      // lists the server merges by key, and could never delete an item.
+      if (prefix !== "kubernetes") {
+        if (plain.patchStrategy) json["x-kubernetes-patch-strategy"] = plain.patchStrategy;
+        if (plain.patchMergeKey) json["x-kubernetes-patch-merge-key"] = plain.patchMergeKey;
+      }
     },
   }) as { schemas: Record<string, unknown> };
 

@@ -1,7 +1,7 @@
 /**
  * Pod (core `v1`, namespaced, short name `po`, sub-resources `status`, `binding` and
  * `eviction`): containers and the volumes they mount, with the reference's defaults, its
- * validation (every volume source of spec 3), its update rules (the spec is immutable but for
+ * validation (every volume source the reference knows), its update rules (the spec is immutable but for
  * images, `activeDeadlineSeconds` and added tolerations), its field selectors and its Table.
  * @module
  */

@@ -1,8 +1,12 @@
-import { isBadRequest, type APIObject, type StatusError } from "@orch/meta";
+import { isBadRequest, isInvalid, type APIObject, type StatusError } from "@orch/meta";
+import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { configMapType } from "./config-map.js";
 import { leaseType } from "./lease.js";
 import { namespaceType } from "./namespace.js";
+import type { ResourceType } from "./resource-type.js";
+import { stringMap } from "./schema/fields.js";
+import { kindSchema } from "./schema/object-meta.js";
 import { secretType } from "./secret.js";
 import {
   decodeObject,
@@ -68,6 +72,72 @@ describe("decodeObject", () => {
 
   it("throws a TypeError for a version the type does not have", () => {
     expect(() => decodeObject(configMapType, "v2", {})).toThrow(TypeError);
+  });
+});
+
+describe("decodeObject: values outside an enum of an embedder's kind", () => {
+  const gadgetType: ResourceType = {
+    group: "example.{domain}",
+    resource: "gadgets",
+    singular: "gadget",
+    kind: "Gadget",
+    scope: "Namespaced",
+    versions: [
+      {
+        name: "v1",
+        storage: true,
+        schema: kindSchema({
+          spec: z
+            .object({
+              color: z.enum(["red", "blue"]).optional(),
+              size: z.number().optional(),
+              parts: z.array(z.object({ kind: z.literal("bolt").optional() })).optional(),
+              modes: z.record(z.string(), z.enum(["on", "off"])).optional(),
+              labels: stringMap().optional(),
+            })
+            .optional(),
+        }),
+      },
+    ],
+  };
+  const decode = (spec: object, domain?: string) => decodeFailure(() => decodeObject(gadgetType, "v1", { metadata: { name: "g" }, spec }, domain));
+
+  it("is a 422 Invalid with a FieldValueNotSupported cause at the field, worded as the reference's", () => {
+    const error = decode({ color: "green" });
+    expect(isInvalid(error)).toBe(true);
+    expect(error.status).toMatchObject({
+      code: 422,
+      reason: "Invalid",
+      message: 'Gadget.example.orch.io "g" is invalid: spec.color: Unsupported value: "green": supported values: "red", "blue"',
+      details: {
+        name: "g",
+        group: "example.orch.io",
+        kind: "Gadget",
+        causes: [{ reason: "FieldValueNotSupported", message: 'Unsupported value: "green": supported values: "red", "blue"', field: "spec.color" }],
+      },
+    });
+  });
+
+  it("names every such field, in list items and map values, and the group under the server's domain", () => {
+    const error = decode({ color: "green", parts: [{ kind: "bolt" }, { kind: "nut" }], modes: { fan: "auto" } }, "k8s.io");
+    expect(error.status.details?.group).toBe("example.k8s.io");
+    expect(error.status.details?.causes).toEqual([
+      { reason: "FieldValueNotSupported", message: 'Unsupported value: "green": supported values: "red", "blue"', field: "spec.color" },
+      { reason: "FieldValueNotSupported", message: 'Unsupported value: "nut": supported values: "bolt"', field: "spec.parts[1].kind" },
+      { reason: "FieldValueNotSupported", message: 'Unsupported value: "auto": supported values: "on", "off"', field: "spec.modes[fan]" },
+    ]);
+  });
+
+  it("stays the decoder's 400 when a JSON type is wrong too, as decoding comes before validation", () => {
+    const error = decode({ color: "green", size: "big" });
+    expect(isBadRequest(error)).toBe(true);
+    expect(error.message).toBe('Gadget in version "v1" cannot be handled as a Gadget: json: cannot unmarshal string into Go struct field Gadget.spec.size of type float64');
+    // An enum takes no other type: a number there is outside it, as zod reports it.
+    expect(decode({ color: 3 }).status.details?.causes?.[0]?.message).toBe('Unsupported value: 3: supported values: "red", "blue"');
+  });
+
+  it("accepts the allowed values", () => {
+    expect(decodeObject(gadgetType, "v1", { metadata: { name: "g" }, spec: { color: "red", modes: { fan: "on" } } })).toMatchObject({ spec: { color: "red" } });
   });
 });
 

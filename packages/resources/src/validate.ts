@@ -8,7 +8,9 @@ import {
   FieldPath,
   badRequest,
   forbiddenField,
+  invalid,
   invalidField,
+  notSupportedField,
   requiredField,
   tooLongField,
   validateAnnotations,
@@ -118,6 +120,31 @@ function locate(root: JSONNode, kind: string, path: readonly PropertyKey[]): { n
   return { node, field: names.join(".") };
 }
 
+// The field path of a zod issue path, as validation prints it (`spec.items[0].color`,
+// `spec.limits[cpu]`): a member of a map is a key, a property a child.
+function fieldPathOf(root: JSONNode, path: readonly PropertyKey[]): FieldPath {
+  let node: JSONNode | undefined = root;
+  let out = FieldPath.root();
+  for (const seg of path) {
+    const n: JSONNode | undefined = node ? resolveNode(node, root) : undefined;
+    if (typeof seg === "number") {
+      out = out.index(seg);
+      node = n ? itemsOf(n) : undefined;
+      continue;
+    }
+    const key = String(seg);
+    const prop = n ? propertiesOf(n)?.[key] : undefined;
+    if (prop || !n || !mapValuesOf(n)) {
+      out = out.child(key);
+      node = prop;
+    } else {
+      out = out.key(key);
+      node = mapValuesOf(n);
+    }
+  }
+  return out;
+}
+
 function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   let current = value;
   for (const seg of path) {
@@ -132,13 +159,20 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
  * JSON type of every known field, drops `null` members (as the reference's decoder leaves zero
  * values), normalises times to the stored form, and strips unknown fields (find them first with
  * {@link findUnknownFields}). `apiVersion` and `kind` are not compared with the type's.
+ *
+ * A value outside a `z.enum([...])` (or `z.literal`) of the schema is not a decoding problem but
+ * a validation one, as the reference's custom resources report it: when every problem of `value`
+ * is of that sort, the answer is a 422 Invalid with one `FieldValueNotSupported` cause per field
+ * (`spec.color: Unsupported value: "green": supported values: "red", "blue"`). `domain`
+ * resolves `{domain}` in the group the message names (`Widget.example.orch.io "w" is invalid`).
  * @throws StatusError 400 BadRequest, message
  *   `ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string`
  *   (or the time/base64 problem), when `value` does not fit the schema.
+ * @throws StatusError 422 Invalid when the only problems are values outside an enum.
  * @throws TypeError when `version` is not a version of `type` (a programming error).
  */
-export function decodeObject(type: ResourceType, version: ResourceVersion | string, value: unknown): APIObject {
-  return decodeWith(type.kind, versionOf(type, version), value);
+export function decodeObject(type: ResourceType, version: ResourceVersion | string, value: unknown, domain = "orch.io"): APIObject {
+  return decodeWith(type.kind, versionOf(type, version), value, type.group.replaceAll("{domain}", domain));
 }
 
 /**
@@ -149,7 +183,22 @@ export function decodeActionBody(action: ActionSubresource, version: string, val
   return decodeWith(action.kind, { name: version, schema: action.schema }, value);
 }
 
-function decodeWith(kind: string, v: Pick<ResourceVersion, "name" | "schema">, value: unknown): APIObject {
+// A value outside the values an enum or literal allows: zod v4's `invalid_value` issue.
+function isEnumIssue(issue: z.core.$ZodIssue): issue is z.core.$ZodIssueInvalidValue {
+  return issue.code === "invalid_value" && Array.isArray(issue.values);
+}
+
+// The 422 of values outside their enums, one `FieldValueNotSupported` cause each.
+function unsupportedValues(kind: string, group: string, root: JSONNode, input: unknown, issues: readonly z.core.$ZodIssueInvalidValue[]): StatusError {
+  const errors = issues.map((issue) => {
+    const supported = issue.values.map((v) => (typeof v === "string" ? v : String(v)));
+    return notSupportedField(fieldPathOf(root, issue.path), valueAt(input, issue.path), supported);
+  });
+  const name = record(record(input)?.["metadata"])?.["name"];
+  return invalid({ kind, group }, typeof name === "string" ? name : "", errors);
+}
+
+function decodeWith(kind: string, v: Pick<ResourceVersion, "name" | "schema">, value: unknown, group = ""): APIObject {
   const root = () => jsonSchemaOf(v.schema);
   if (record(value) === undefined) {
     throw decodeError(kind, v.name, `json: cannot unmarshal ${jsonTypeName(value)} into Go value of type ${kind}`);
@@ -157,7 +206,11 @@ function decodeWith(kind: string, v: Pick<ResourceVersion, "name" | "schema">, v
   const input = hasNullMember(value) ? dropNulls(value) : value;
   const result = v.schema.safeParse(input);
   if (!result.success) {
-    const issue = result.error.issues[0] as z.core.$ZodIssue;
+    const issues = result.error.issues as z.core.$ZodIssue[];
+    // A problem of JSON types is the decoder's 400, as before any validation; values outside an
+    // enum, alone, are the 422 of validation.
+    const issue = issues.find((i) => !isEnumIssue(i));
+    if (!issue) throw unsupportedValues(kind, group, root(), input, issues.filter(isEnumIssue));
     const path = issue.path;
     if (issue.code === "custom") throw decodeError(kind, v.name, issue.message);
     const { node, field } = locate(root(), kind, path);

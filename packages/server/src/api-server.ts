@@ -7,7 +7,7 @@
 import type { Authenticator, TokenAuthenticator } from "@orch/authn";
 import type { Authorizer } from "@orch/authz";
 import type { AdmissionPlugin } from "@orch/admission";
-import { notFound, requestEntityTooLarge, statusError, type APIObject } from "@orch/meta";
+import { notFound, statusError, type APIObject } from "@orch/meta";
 import { builtinResources, openAPIDocument, openAPIIndex, ResourceRegistry, type ResourceType } from "@orch/resources";
 import type { Clock, Store } from "@orch/store";
 import { MemoryStore, systemClock } from "@orch/store";
@@ -33,11 +33,12 @@ import { withAuthorization } from "./stages/authorization-stage.js";
 import { withImpersonation } from "./stages/impersonation-stage.js";
 import { withBodyLimit, withErrorResponses, withRequestInfo } from "./stages/request-info-stage.js";
 import { chain, type Handler, type ServerRequest } from "./stages/stage.js";
-import { encodeResponse, errorResponse } from "./responses.js";
+import { encodeResponse } from "./responses.js";
 import { noSuchResource, serveResource as serveRest, type RestContext } from "./rest.js";
 import { runtimeConfigPredicate, servedRegistry, type RuntimeConfig } from "./runtime-config.js";
 import { objectKey, serveResource, wireObject, type ServedResource } from "./served-resource.js";
 import { ServiceAccountTokenSigner, type ServiceAccountTokenOptions } from "./service-account-tokens.js";
+import { serveFetch, type FetchOptions } from "./serve-fetch.js";
 
 /** Options of {@link APIServer}. */
 export interface APIServerOptions {
@@ -441,41 +442,20 @@ export class APIServer {
     return await serveRest(this.#rest, served, info, request, parsed.query);
   }
 
-  /** The fetch-style handler: web-standard `Request` in, `Response` out (for Hono and the like). */
-  async fetch(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    const length = Number(request.headers.get("content-length") ?? "0");
-    let body: Uint8Array | undefined;
-    if (length > this.maxRequestBodyBytes) {
-      const res = errorResponse(requestEntityTooLarge(`limit is ${this.maxRequestBodyBytes}`));
-      return new Response(res.body as string, { status: res.status, headers: res.headers });
-    }
-    if (request.body) {
-      const bytes = new Uint8Array(await request.arrayBuffer());
-      body = bytes;
-    }
-    // A copy of the headers: the pipeline removes credentials from them, and a `Request`'s own
-    // headers may be immutable.
-    const apiRequest: APIRequest = { method: request.method, url: url.pathname + url.search, headers: new Headers(request.headers), signal: request.signal };
-    if (body) apiRequest.body = body;
-    const res = await this.handle(apiRequest);
-    if (res.stream) {
-      const iterator = res.stream[Symbol.asyncIterator]();
-      const encoder = new TextEncoder();
-      const stream = new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          const { value, done } = await iterator.next();
-          if (done) controller.close();
-          else controller.enqueue(encoder.encode(value));
-        },
-        async cancel() {
-          await iterator.return?.();
-        },
-      });
-      return new Response(stream, { status: res.status, headers: res.headers });
-    }
-    const out = request.method === "HEAD" || res.body === undefined ? null : typeof res.body === "string" ? res.body : new Uint8Array(res.body);
-    return new Response(out, { status: res.status, headers: res.headers });
+  /**
+   * The fetch-style handler: a web-standard `Request` in, a `Response` out, for Hono and the
+   * like. The body is read up to {@link maxRequestBodyBytes} (413 past it); a watch streams as a
+   * `ReadableStream`, and ends when `request.signal` aborts or the body is cancelled. With
+   * `options.basePath` (`"/k8s"`) the API is served under that prefix and any other path is a 404
+   * Status. A `Request` whose body a middleware already read is a 500 Status saying so.
+   * @throws TypeError (a rejection) for a `basePath` that is not a path.
+   * @example
+   * ```ts
+   * app.all("/k8s/*", (c) => server.fetch(c.req.raw, { basePath: "/k8s" })); // Hono
+   * ```
+   */
+  fetch(request: Request, options?: FetchOptions): Promise<Response> {
+    return serveFetch(this, request, options);
   }
 
   /**

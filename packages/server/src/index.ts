@@ -5,6 +5,8 @@ export {
   serverVersion,
   type APIServerOptions,
 } from "./api-server.js";
+export { serveFetch, type FetchOptions, type FetchTarget } from "./serve-fetch.js";
+export { normalizeBasePath, stripBasePath } from "./base-path.js";
 export { parseRequestURL, resourceRequestInfo, type ParsedURL, type RequestVerb, type ResourceRequestInfo } from "./request-info.js";
 export { negotiate, parseMediaType, type MediaType, type Negotiated, type Representation } from "./negotiation.js";
 export { addWarnings, encodeResponse, errorResponse, successStatus, textResponse, type EncodeOptions } from "./responses.js";

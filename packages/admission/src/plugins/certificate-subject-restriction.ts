@@ -2,7 +2,7 @@
  * CertificateSubjectRestriction: a CertificateSigningRequest for the API-server client signer
  * (`<domain>/orch-apiserver-client`, `kubernetes.io/kube-apiserver-client` under `k8s.io`) may
  * not ask for the `system:masters` group, whose members may do everything (the reference's
- * plugin of the same name; spec 2's "a restriction plugin limits `system:masters`").
+ * plugin of the same name).
  * @module
  */
 import { parseCertificateRequest } from "@orch/certificates";

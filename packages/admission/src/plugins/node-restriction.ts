@@ -310,7 +310,7 @@ function checkFor(attrs: AdmissionAttributes, domain: string): Check | undefined
  *   sub-resources are refused.
  * - `nodes` (and `nodes/status`): only `N`; CREATE without `spec.configSource` and without
  *   forbidden labels; UPDATE without a new config source and without changing taints, owner
- *   references or forbidden labels; DELETE of its own Node refused (spec 2). Forbidden labels:
+ *   references or forbidden labels; DELETE of its own Node refused. Forbidden labels:
  *   `node-restriction.p/` ones, and those under `p` (or the domain) other than the kubelet's
  *   (see `nodeLabelPolicy`).
  * - `persistentvolumeclaims`: only `status` updates changing nothing but `status.capacity`,

@@ -15,7 +15,7 @@ describe("reviewVersionOf", () => {
 });
 
 describe("admissionReviewRequest", () => {
-  it("carries every request field of spec 2, the matched kind and resource next to the request's own", () => {
+  it("carries every request field of the reference's AdmissionReview, the matched kind and resource next to the request's own", () => {
     const attrs = attributesFor({
       operation: "UPDATE",
       type: configMapType,

@@ -44,7 +44,7 @@ export function readRequestBody(call: ResourceCall, optional = false): unknown {
  * JSON, duplicate) fields, decodes with the schema, runs the version's defaults and converts to
  * the storage version. The result is fresh and mutable; warnings go to `opts.warnings`.
  * @throws StatusError 400 for a body that is not an object of this kind and version, or for
- *   unknown or duplicate fields under `Strict`.
+ *   unknown or duplicate fields under `Strict`; 422 for values outside an enum of the schema.
  */
 export function decodeBody(call: ResourceCall, body: unknown, opts: WriteOptions, rawJSON?: string): APIObject {
   const served = call.served;
@@ -70,7 +70,7 @@ export function decodeBody(call: ResourceCall, body: unknown, opts: WriteOptions
     }
   }
   if (unknownFound) value = dropUnknownFields(value, served.type, served.version);
-  let decoded = decodeObject(served.type, served.version, value) as APIObject;
+  let decoded = decodeObject(served.type, served.version, value, call.ctx.domain) as APIObject;
   if (!isPlainObject(decoded.metadata)) decoded.metadata = {};
   // Everything past decoding works on the storage version.
   served.version.defaults?.(decoded, call.ctx.objects.strategyContext());

@@ -19,7 +19,7 @@ export type SchemaName = "widget" | "widgetAtomic" | "pod" | "unstructured";
 
 export interface Scenario {
   name: string;
-  /** The point of spec 1 "Server-side apply" the scenario shows, or the type it covers. */
+  /** The rule of server-side apply the scenario shows, or the type it covers. */
   point: string;
   schema: SchemaName;
   live?: Record<string, unknown>;
