@@ -10,6 +10,17 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // Type-aware rules: a promise nobody awaits or handles loses its rejection, and one passed
+    // where a callback's result is ignored (an event listener, a void callback) does too.
+    files: ["**/*.ts"],
+    ignores: ["**/*.d.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+    },
+  },
+  {
     files: ["**/*.ts"],
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
@@ -22,11 +33,7 @@ export default tseslint.config(
   },
   {
     files: ["packages/*/src/**/*.ts"],
-    ignores: [
-      ...nodePackages.map((p) => `packages/${p}/**`),
-      "packages/*/src/**/*.test.ts",
-      "packages/*/src/**/*.bench.ts",
-    ],
+    ignores: [...nodePackages.map((p) => `packages/${p}/**`), "packages/*/src/**/*.test.ts", "packages/*/src/**/*.bench.ts"],
     rules: {
       "no-restricted-imports": [
         "error",

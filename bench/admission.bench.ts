@@ -24,7 +24,12 @@ import { median } from "./cpu-target.js";
 const namespace = "bench";
 
 async function call(server: APIServer, method: string, url: string, body: unknown): Promise<number> {
-  const res = await server.handle({ method, url, headers: new Headers({ "content-type": "application/json" }), body: new TextEncoder().encode(JSON.stringify(body)) });
+  const res = await server.handle({
+    method,
+    url,
+    headers: new Headers({ "content-type": "application/json" }),
+    body: new TextEncoder().encode(JSON.stringify(body)),
+  });
   return res.status;
 }
 
@@ -47,7 +52,10 @@ async function podServer(options: APIServerOptions, policies: boolean): Promise<
     metadata: { name: "limits" },
     spec: { limits: [{ type: "Container", defaultRequest: { cpu: "100m" }, default: { cpu: "200m" } }] },
   });
-  await mustCall(server, "POST", `/api/v1/namespaces/${namespace}/resourcequotas`, { metadata: { name: "quota" }, spec: { hard: { pods: "1000000", "requests.cpu": "100000" } } });
+  await mustCall(server, "POST", `/api/v1/namespaces/${namespace}/resourcequotas`, {
+    metadata: { name: "quota" },
+    spec: { hard: { pods: "1000000", "requests.cpu": "100000" } },
+  });
   return server;
 }
 
@@ -77,7 +85,10 @@ const admittedPod = (name: string) => {
     },
   };
   const base = pod(name);
-  return { ...base, spec: { serviceAccountName: "default", volumes: [volume], containers: base.spec.containers.map((c) => ({ ...c, volumeMounts: [mount] })) } };
+  return {
+    ...base,
+    spec: { serviceAccountName: "default", volumes: [volume], containers: base.spec.containers.map((c) => ({ ...c, volumeMounts: [mount] })) },
+  };
 };
 
 /** Creates per second of `count` Pods (made by `make`), one after the other. */
@@ -171,13 +182,21 @@ export async function webhookOverhead(count: number, rounds: number): Promise<{ 
     if (!reached) throw new Error("the webhook configuration never took effect");
     const client = httpsClient({ ca: webhook.ca });
     const review = (uid: string) =>
-      JSON.stringify({ apiVersion: "admission.orch.io/v1", kind: "AdmissionReview", request: { uid, operation: "CREATE", object: { metadata: { name: uid } } } });
+      JSON.stringify({
+        apiVersion: "admission.orch.io/v1",
+        kind: "AdmissionReview",
+        request: { uid, operation: "CREATE", object: { metadata: { name: uid } } },
+      });
     const added: number[] = [];
     const trips: number[] = [];
     for (let r = 0; r < rounds; r++) {
       const withMs = await meanMicros(count, (i) => mustCall(withHook, "POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: `w${r}-${i}` } }));
-      const withoutMs = await meanMicros(count, (i) => mustCall(without, "POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: `w${r}-${i}` } }));
-      const trip = await meanMicros(count, (i) => client(`https://127.0.0.1:${webhook.port}/`, { method: "POST", headers: { "content-type": "application/json" }, body: review(`t${r}-${i}`) }));
+      const withoutMs = await meanMicros(count, (i) =>
+        mustCall(without, "POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: `w${r}-${i}` } }),
+      );
+      const trip = await meanMicros(count, (i) =>
+        client(`https://127.0.0.1:${webhook.port}/`, { method: "POST", headers: { "content-type": "application/json" }, body: review(`t${r}-${i}`) }),
+      );
       added.push(withMs - withoutMs);
       trips.push(trip);
     }

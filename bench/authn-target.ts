@@ -35,7 +35,12 @@ const api = new APIServer({
 await api.ready();
 const json = (body: object) => ({ headers: new Headers({ "content-type": "application/json" }), body: new TextEncoder().encode(JSON.stringify(body)) });
 const admin = { name: "admin", groups: ["system:masters"] };
-await api.handle({ method: "POST", url: "/api/v1/namespaces/default/configmaps", user: admin, ...json({ metadata: { name: "bench" }, data: { key: "value".repeat(20) } }) });
+await api.handle({
+  method: "POST",
+  url: "/api/v1/namespaces/default/configmaps",
+  user: admin,
+  ...json({ metadata: { name: "bench" }, data: { key: "value".repeat(20) } }),
+});
 await api.handle({ method: "POST", url: "/api/v1/namespaces/default/serviceaccounts", user: admin, ...json({ metadata: { name: "bench" } }) });
 const served = await serve(api, { port: 0, tls: { key: serving.keyPem, cert: serving.certPem, ca: ca.certPem } });
 const ready: AuthnTarget = { port: served.port, ca: ca.certPem, cert: client.certPem, key: client.keyPem, token };

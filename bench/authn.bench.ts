@@ -45,9 +45,14 @@ interface Credential {
   headers: Record<string, string>;
 }
 
-
 /** One HTTPS request; the status and the parsed JSON body. */
-function call(port: number, method: string, url: string, credential: Pick<Credential, "tls" | "headers">, body?: object): Promise<{ status: number; json: Record<string, unknown> }> {
+function call(
+  port: number,
+  method: string,
+  url: string,
+  credential: Pick<Credential, "tls" | "headers">,
+  body?: object,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = request(
       { host: "127.0.0.1", port, method, path: url, ...credential.tls, agent: false, headers: { "content-type": "application/json", ...credential.headers } },
@@ -65,11 +70,13 @@ function call(port: number, method: string, url: string, credential: Pick<Creden
 
 /** Who the server takes `credential` for (a SelfSubjectReview). */
 async function userOf(port: number, credential: Credential): Promise<string> {
-  const res = await call(port, "POST", "/apis/authentication.orch.io/v1/selfsubjectreviews", credential, { apiVersion: "authentication.orch.io/v1", kind: "SelfSubjectReview" });
+  const res = await call(port, "POST", "/apis/authentication.orch.io/v1/selfsubjectreviews", credential, {
+    apiVersion: "authentication.orch.io/v1",
+    kind: "SelfSubjectReview",
+  });
   const status = res.json["status"] as { userInfo?: { username?: string } } | undefined;
   return res.status === 201 ? (status?.userInfo?.username ?? "") : `HTTP ${res.status}`;
 }
-
 
 /** One load run with `credential`: requests per second, and the server's CPU time per request (µs). */
 function load(running: CpuTarget<AuthnTarget>, credential: Credential, seconds: number): Promise<{ rps: number; cpuPerRequest: number }> {

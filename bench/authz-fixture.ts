@@ -80,7 +80,10 @@ export function authzFixture(): AuthzFixture {
       const i = n * 50 + b;
       const subjects = [user((i * 7) % 2000), group((i * 3) % 200)];
       if (i % 3 === 0) subjects.push(user((i * 13 + 5) % 2000));
-      const roleRef = b % 2 === 0 ? { apiGroup: rbacGroup, kind: "ClusterRole" as const, name: clusterRoleName((i * 17) % 999) } : { apiGroup: rbacGroup, kind: "Role" as const, name: `bench-role-${b % 10}` };
+      const roleRef =
+        b % 2 === 0
+          ? { apiGroup: rbacGroup, kind: "ClusterRole" as const, name: clusterRoleName((i * 17) % 999) }
+          : { apiGroup: rbacGroup, kind: "Role" as const, name: `bench-role-${b % 10}` };
       roleBindings.push({ metadata: { name: `bench-binding-${pad(b, 2)}`, namespace }, roleRef, subjects });
     }
   });

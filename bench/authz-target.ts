@@ -40,7 +40,13 @@ const configMapPath = `/api/v1/namespaces/${benchNamespace}/configmaps/bench`;
 
 /** POSTs `body` to `url` as the admin; throws unless it is created. */
 async function create(api: APIServer, url: string, body: object): Promise<void> {
-  const res = await api.handle({ method: "POST", url, user: admin, headers: new Headers({ "content-type": "application/json" }), body: encoder.encode(JSON.stringify(body)) });
+  const res = await api.handle({
+    method: "POST",
+    url,
+    user: admin,
+    headers: new Headers({ "content-type": "application/json" }),
+    body: encoder.encode(JSON.stringify(body)),
+  });
   if (res.status !== 201) throw new Error(`POST ${url}: ${res.status} ${typeof res.body === "string" ? res.body : new TextDecoder().decode(res.body)}`);
 }
 

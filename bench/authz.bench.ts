@@ -40,7 +40,6 @@ export interface AuthzThroughput {
   objects: number;
 }
 
-
 /** The status of one HTTPS GET of `url` with the user's token. */
 function statusOf(port: number, url: string, ca: string, token: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -53,7 +52,6 @@ function statusOf(port: number, url: string, ca: string, token: string): Promise
     req.end();
   });
 }
-
 
 /** One load run against `port` with the user's token: requests per second, and the server's CPU time per request (µs). */
 function load(running: CpuTarget<AuthzTarget>, port: number, seconds: number): Promise<{ rps: number; cpuPerRequest: number }> {
@@ -142,7 +140,17 @@ export async function decisionTimings(calls: number, rounds: number): Promise<De
   });
   const authorizer = rbacAuthorizer(index);
   const user = { name: benchUser, groups: [benchGroup, "system:authenticated"] };
-  const get: Attributes = { user, verb: "get", resourceRequest: true, apiGroup: "", apiVersion: "v1", resource: "configmaps", subresource: "", namespace: benchNamespace, name: "bench" };
+  const get: Attributes = {
+    user,
+    verb: "get",
+    resourceRequest: true,
+    apiGroup: "",
+    apiVersion: "v1",
+    resource: "configmaps",
+    subresource: "",
+    namespace: benchNamespace,
+    name: "bench",
+  };
   const cases = [
     { name: "allowed: GET of its ConfigMap", attributes: get },
     { name: "not allowed: GET of a Secret", attributes: { ...get, resource: "secrets" } },
@@ -182,7 +190,9 @@ export async function authorizationBenchmark(quick: boolean): Promise<string[]> 
   }
   try {
     for (const t of await decisionTimings(quick ? 50_000 : 200_000, quick ? 3 : 5)) {
-      lines.push(`${`RBAC decision, ${t.name}`.padEnd(60)} ${t.micros.toFixed(2).padStart(6)} µs (${t.decision}; target <${t.target} µs) ${t.micros < t.target ? "ok" : "OVER"}`);
+      lines.push(
+        `${`RBAC decision, ${t.name}`.padEnd(60)} ${t.micros.toFixed(2).padStart(6)} µs (${t.decision}; target <${t.target} µs) ${t.micros < t.target ? "ok" : "OVER"}`,
+      );
     }
   } catch (error) {
     lines.push(`RBAC decision time not measured: ${error instanceof Error ? error.message : String(error)}`);

@@ -65,7 +65,13 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * answers the `performance.now()` of that event. Throws after {@link waitLimitMs}, on an `ERROR`
  * event, or when the watch ends first.
  */
-async function watchUntil(resource: ResourceClient, opts: WatchOptions, done: (event: WatchEvent) => boolean, what: string, logs: readonly string[]): Promise<number> {
+async function watchUntil(
+  resource: ResourceClient,
+  opts: WatchOptions,
+  done: (event: WatchEvent) => boolean,
+  what: string,
+  logs: readonly string[],
+): Promise<number> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), waitLimitMs);
   try {
@@ -110,7 +116,9 @@ async function population(configMaps: ResourceClient, prefix: string, n: number)
   const batch = 32;
   for (let i = 0; i < n; i += batch) {
     await Promise.all(
-      dependents.slice(i, i + batch).map((name) => configMaps.create({ metadata: { name, labels, ownerReferences }, data: { index: name } } as APIObject, { namespace })),
+      dependents
+        .slice(i, i + batch)
+        .map((name) => configMaps.create({ metadata: { name, labels, ownerReferences }, data: { index: name } } as APIObject, { namespace })),
     );
   }
   const list = await configMaps.list({ namespace, limit: 1 });
@@ -120,7 +128,13 @@ async function population(configMaps: ResourceClient, prefix: string, n: number)
 /** A watch from `resourceVersion` that resolves when `count` objects labelled `bench=<prefix>` were deleted. */
 function deletions(cluster: Cluster, prefix: string, resourceVersion: string, count: number, what: string): Promise<number> {
   let seen = 0;
-  return watchUntil(cluster.configMaps, { namespace, labelSelector: `bench=${prefix}`, resourceVersion }, (e) => e.type === "DELETED" && ++seen === count, what, cluster.logs);
+  return watchUntil(
+    cluster.configMaps,
+    { namespace, labelSelector: `bench=${prefix}`, resourceVersion },
+    (e) => e.type === "DELETED" && ++seen === count,
+    what,
+    cluster.logs,
+  );
 }
 
 /** Proves the garbage collector is running (its informers synced): a probe owner's dependent is collected. */
@@ -132,7 +146,13 @@ async function gcRunning(cluster: Cluster): Promise<void> {
 }
 
 /** Milliseconds from the owner's DELETE to the owner and its `n` dependents gone. */
-async function collect(cluster: Cluster, prefix: string, n: number, propagationPolicy: "Background" | "Foreground", made?: Awaited<ReturnType<typeof population>>): Promise<number> {
+async function collect(
+  cluster: Cluster,
+  prefix: string,
+  n: number,
+  propagationPolicy: "Background" | "Foreground",
+  made?: Awaited<ReturnType<typeof population>>,
+): Promise<number> {
   const objects = made ?? (await population(cluster.configMaps, prefix, n));
   await quiesce();
   const gone = deletions(cluster, prefix, objects.resourceVersion, n + 1, `${propagationPolicy} collection of ${n.toLocaleString("en")} dependents`);

@@ -59,9 +59,7 @@ function fmt(ns: number): string {
 /** Prints results as a table: per-op times, ratio, target, and whether the target was met. */
 export function printResults(title: string, results: readonly Result[]): void {
   console.log(`\n${title}`);
-  console.log(
-    ["case".padEnd(52), "subject/op".padStart(12), "baseline/op".padStart(12), "ratio".padStart(7), "target".padStart(8), ""].join(" "),
-  );
+  console.log(["case".padEnd(52), "subject/op".padStart(12), "baseline/op".padStart(12), "ratio".padStart(7), "target".padStart(8), ""].join(" "));
   for (const r of results) {
     console.log(
       [

@@ -13,7 +13,13 @@ const mode = process.argv[2];
 const object = {
   apiVersion: "v1",
   kind: "ConfigMap",
-  metadata: { name: "bench", namespace: "default", uid: "00000000-0000-0000-0000-000000000000", resourceVersion: "1", creationTimestamp: "2026-11-21T00:00:00Z" },
+  metadata: {
+    name: "bench",
+    namespace: "default",
+    uid: "00000000-0000-0000-0000-000000000000",
+    resourceVersion: "1",
+    creationTimestamp: "2026-11-21T00:00:00Z",
+  },
   data: { key: "value".repeat(20) },
 };
 

@@ -111,20 +111,23 @@ export async function watchFanOut(clients: number, events: number): Promise<{ or
         for (let i = 0; i < clients; i++) {
           done.push(
             new Promise<void>((resolve, reject) => {
-              const req = request({ host: "127.0.0.1", port, path: "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1&labelSelector=", agent: false }, (res) => {
-                let seen = 0;
-                let buffer = "";
-                if (++connected === clients) allConnected();
-                res.on("data", (chunk: Buffer) => {
-                  buffer += chunk.toString();
-                  let nl: number;
-                  while ((nl = buffer.indexOf("\n")) !== -1) {
-                    buffer = buffer.slice(nl + 1);
-                    if (++seen === events) resolve();
-                  }
-                });
-                res.on("error", reject);
-              });
+              const req = request(
+                { host: "127.0.0.1", port, path: "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1&labelSelector=", agent: false },
+                (res) => {
+                  let seen = 0;
+                  let buffer = "";
+                  if (++connected === clients) allConnected();
+                  res.on("data", (chunk: Buffer) => {
+                    buffer += chunk.toString();
+                    let nl: number;
+                    while ((nl = buffer.indexOf("\n")) !== -1) {
+                      buffer = buffer.slice(nl + 1);
+                      if (++seen === events) resolve();
+                    }
+                  });
+                  res.on("error", reject);
+                },
+              );
               req.on("error", reject);
               req.end();
               requests.push(req);
@@ -136,10 +139,13 @@ export async function watchFanOut(clients: number, events: number): Promise<{ or
       const body = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { generateName: "w-" }, data: { k: "v" } });
       for (let i = 0; i < events; i++) {
         await new Promise<void>((resolve, reject) => {
-          const req = request({ host: "127.0.0.1", port, method: "POST", path: "/api/v1/namespaces/default/configmaps", headers: { "content-type": "application/json" } }, (res) => {
-            res.resume();
-            res.on("end", () => resolve());
-          });
+          const req = request(
+            { host: "127.0.0.1", port, method: "POST", path: "/api/v1/namespaces/default/configmaps", headers: { "content-type": "application/json" } },
+            (res) => {
+              res.resume();
+              res.on("end", () => resolve());
+            },
+          );
           req.on("error", reject);
           req.end(body);
         });

@@ -75,7 +75,9 @@ console.log(
 );
 for (const line of await authorizationBenchmark(quick)) console.log(line);
 
-console.log(`\nadmission: Pod creates in process with the default plugins vs admission off, and the latency of one validating webhook over HTTPS vs its own round trip`);
+console.log(
+  `\nadmission: Pod creates in process with the default plugins vs admission off, and the latency of one validating webhook over HTTPS vs its own round trip`,
+);
 for (const line of await admissionBenchmark(quick)) console.log(line);
 
 console.log(

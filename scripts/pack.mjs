@@ -32,7 +32,8 @@ run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "
 // Every package a built file imports is declared (dependencies or peerDependencies): with a
 // strict installer nothing else resolves. The bin's launcher imports tsx only in the workspace.
 const workspaceOnly = new Set(["tsx"]);
-const walk = (dir) => (existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)])) : []);
+const walk = (dir) =>
+  existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)])) : [];
 const undeclared = [];
 for (const name of packages) {
   const dir = join(root, "packages", name);
@@ -41,8 +42,12 @@ for (const name of packages) {
   for (const file of [...walk(join(dir, "dist")), ...walk(join(dir, "bin"))].filter((f) => /\.(js|d\.ts)$/.test(f))) {
     for (const [, specifier] of readFileSync(file, "utf8").matchAll(/(?:from\s+|import\s*\(\s*|import\s+)["']([^"'./][^"']*)["']/g)) {
       if (specifier.startsWith("node:")) continue;
-      const dependency = specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
-      if (!declared.has(dependency) && !workspaceOnly.has(dependency)) undeclared.push(`${manifest.name}: ${file.slice(dir.length + 1)} imports ${dependency}, not a dependency`);
+      const dependency = specifier
+        .split("/")
+        .slice(0, specifier.startsWith("@") ? 2 : 1)
+        .join("/");
+      if (!declared.has(dependency) && !workspaceOnly.has(dependency))
+        undeclared.push(`${manifest.name}: ${file.slice(dir.length + 1)} imports ${dependency}, not a dependency`);
     }
   }
 }
@@ -59,8 +64,16 @@ const [pnpm, ...pnpmArgs] = /pnpm/.test(execPath) ? (execPath.endsWith("js") ? [
 run(pnpm, [...pnpmArgs, "-r", "--workspace-concurrency=1", "pack", "--pack-destination", out]);
 
 // Checks of every tarball.
-const testOnly = [/\.(test|bench)\./, /\/internal\/(testing[^/]*|test-[^/]*|[^/]*-testing|[^/]*-fixtures|fake-[^/]*|connect-proxy)\./, /\/testdata\//, /\.tsbuildinfo$/, /^package\/src\//];
-const tarballs = readdirSync(out).filter((f) => f.endsWith(".tgz")).sort();
+const testOnly = [
+  /\.(test|bench)\./,
+  /\/internal\/(testing[^/]*|test-[^/]*|[^/]*-testing|[^/]*-fixtures|fake-[^/]*|connect-proxy)\./,
+  /\/testdata\//,
+  /\.tsbuildinfo$/,
+  /^package\/src\//,
+];
+const tarballs = readdirSync(out)
+  .filter((f) => f.endsWith(".tgz"))
+  .sort();
 const problems = [];
 for (const tarball of tarballs) {
   const path = join(out, tarball);
@@ -72,7 +85,8 @@ for (const tarball of tarballs) {
   for (const file of required) if (!files.includes(file)) problems.push(`${tarball}: no ${file}`);
   for (const file of files) if (testOnly.some((re) => re.test(file))) problems.push(`${tarball}: ships ${file}`);
   for (const field of ["dependencies", "peerDependencies", "optionalDependencies"]) {
-    for (const [dep, range] of Object.entries(manifest[field] ?? {})) if (String(range).startsWith("workspace:")) problems.push(`${tarball}: ${field}.${dep} is ${range}`);
+    for (const [dep, range] of Object.entries(manifest[field] ?? {}))
+      if (String(range).startsWith("workspace:")) problems.push(`${tarball}: ${field}.${dep} is ${range}`);
   }
   say(`${tarball}: ${files.length} files`);
 }

@@ -59,10 +59,7 @@ export function load(app) {
       return;
     }
     const withoutTitle = text.replace(/^# .*\n/, "");
-    const { content } = app.converter.parseRawComment(
-      new MinimalSourceFile(withoutTitle, resolve(entry.readme)),
-      context.project.files,
-    );
+    const { content } = app.converter.parseRawComment(new MinimalSourceFile(withoutTitle, resolve(entry.readme)), context.project.files);
     reflection.readme = content;
     context.project.files.registerReflectionPath(/** @type {never} */ (resolve(entry.readme)), reflection);
   });
@@ -83,9 +80,7 @@ export function load(app) {
     const index = documents.find((d) => basename(pathOf(d)) === "README.md");
     if (!index) return;
     const indexPath = pathOf(index);
-    const listed = [...readFileSync(indexPath, "utf8").matchAll(/\]\(([^)#\s]+\.md)[^)]*\)/g)].map((m) =>
-      resolve(dirname(indexPath), m[1] ?? ""),
-    );
+    const listed = [...readFileSync(indexPath, "utf8").matchAll(/\]\(([^)#\s]+\.md)[^)]*\)/g)].map((m) => resolve(dirname(indexPath), m[1] ?? ""));
     const rank = (/** @type {import("typedoc").DocumentReflection} */ d) => {
       if (d === index) return -1;
       const at = listed.indexOf(resolve(pathOf(d)));

@@ -18,7 +18,8 @@ let server: RunningAPIServer;
 let kubectl: Kubectl;
 let webhook: Server;
 let webhookCA: string;
-const reviews: { apiVersion: string; request: { operation: string; namespace?: string; name?: string; dryRun?: boolean; userInfo?: { username?: string } } }[] = [];
+const reviews: { apiVersion: string; request: { operation: string; namespace?: string; name?: string; dryRun?: boolean; userInfo?: { username?: string } } }[] =
+  [];
 
 beforeAll(async () => {
   const ca = await createCertificateAuthority();
@@ -28,10 +29,14 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as (typeof reviews)[number] & { request: { uid: string; object?: { metadata?: { labels?: Record<string, string> } } } };
+      const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as (typeof reviews)[number] & {
+        request: { uid: string; object?: { metadata?: { labels?: Record<string, string> } } };
+      };
       reviews.push(review);
       const allowed = review.request.object?.metadata?.labels?.["reviewed"] !== "no";
-      const response = allowed ? { uid: review.request.uid, allowed } : { uid: review.request.uid, allowed, status: { code: 422, message: "label reviewed=no is not welcome" } };
+      const response = allowed
+        ? { uid: review.request.uid, allowed }
+        : { uid: review.request.uid, allowed, status: { code: 422, message: "label reviewed=no is not welcome" } };
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: "AdmissionReview", response }));
     });
@@ -73,7 +78,7 @@ describe("kubectl", () => {
       "        apiVersions: [v1]",
       "        resources: [configmaps]",
       "    namespaceSelector:",
-      "      matchLabels: { hooked: \"yes\" }",
+      '      matchLabels: { hooked: "yes" }',
       "    sideEffects: None",
       "    admissionReviewVersions: [v1]",
       "",
@@ -90,12 +95,17 @@ describe("kubectl", () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(reviews.length).toBeGreaterThan(0);
-    expect(reviews.at(-1)).toMatchObject({ apiVersion: "admission.k8s.io/v1", request: { operation: "CREATE", namespace: "hooked", dryRun: true, userInfo: { username: "admin" } } });
+    expect(reviews.at(-1)).toMatchObject({
+      apiVersion: "admission.k8s.io/v1",
+      request: { operation: "CREATE", namespace: "hooked", dryRun: true, userInfo: { username: "admin" } },
+    });
     expect(denied.code).toBe(0);
-    const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rejected\n  labels:\n    reviewed: \"no\"\n";
+    const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rejected\n  labels:\n    reviewed: "no"\n';
     const res = await kubectl(["create", "-n", "hooked", "-f", "-"], { input: cm });
     expect(res).toMatchObject({ code: 1, stdout: "" });
-    expect(res.stderr).toBe('Error from server (Forbidden): error when creating "STDIN": admission webhook "reviewed.example.com" denied the request: label reviewed=no is not welcome\n');
+    expect(res.stderr).toBe(
+      'Error from server (Forbidden): error when creating "STDIN": admission webhook "reviewed.example.com" denied the request: label reviewed=no is not welcome\n',
+    );
     // Namespaces the selector does not pick are not sent to the webhook.
     const before = reviews.length;
     await ok(["create", "-n", "default", "-f", "-"], cm);
@@ -135,12 +145,16 @@ describe("@kubernetes/client-node", () => {
     await core.createNamespace({ body: { metadata: { name: "quota" } } });
     await core.createNamespacedResourceQuota({ namespace: "quota", body: { metadata: { name: "one-pod" }, spec: { hard: { pods: "1" } } } });
     // The quota controller fills in status.hard within moments; until then the quota constrains nothing.
-    for (let i = 0; i < 100 && !(await core.readNamespacedResourceQuota({ namespace: "quota", name: "one-pod" })).status?.hard; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && !(await core.readNamespacedResourceQuota({ namespace: "quota", name: "one-pod" })).status?.hard; i++)
+      await new Promise((r) => setTimeout(r, 20));
     const pod = (name: string): k8s.V1Pod => ({ metadata: { name }, spec: { containers: [{ name: "app", image: "registry.example/app:1.0" }] } });
     await core.createNamespacedPod({ namespace: "quota", body: pod("first") });
     const refused = await failure(core.createNamespacedPod({ namespace: "quota", body: pod("second") }));
     expect(refused.code).toBe(403);
-    expect(refused.status).toMatchObject({ reason: "Forbidden", message: 'pods "second" is forbidden: exceeded quota: one-pod, requested: pods=1, used: pods=1, limited: pods=1' });
+    expect(refused.status).toMatchObject({
+      reason: "Forbidden",
+      message: 'pods "second" is forbidden: exceeded quota: one-pod, requested: pods=1, used: pods=1, limited: pods=1',
+    });
     const quota = await core.readNamespacedResourceQuota({ namespace: "quota", name: "one-pod" });
     expect(quota.status?.used).toEqual({ pods: "1" });
     // The ServiceAccount plugin gave the Pod its default account and token volume.

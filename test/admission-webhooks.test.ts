@@ -60,7 +60,8 @@ const routes: Record<string, (review: Seen["review"]) => Reply> = {
   "/500": () => ({ status: 500, body: "internal trouble" }),
   "/slow": (r) => ({ ...allow(r), delayMs: 1500 }),
   // Reinvocation: `if-needed` records whether it saw `later`'s change; `later` adds it.
-  "/if-needed": (r) => patch(r, [{ op: "add", path: "/data/sawLater", value: String((r.request.object?.["data"] as Record<string, string>)["later"] === "yes") }]),
+  "/if-needed": (r) =>
+    patch(r, [{ op: "add", path: "/data/sawLater", value: String((r.request.object?.["data"] as Record<string, string>)["later"] === "yes") }]),
   "/later": (r) => patch(r, [{ op: "add", path: "/data/later", value: "yes" }]),
 };
 
@@ -93,7 +94,10 @@ async function listen(options: Parameters<typeof createServer>[0], server: Seen[
 }
 
 function pem(label: string, der: ArrayBuffer): string {
-  const lines = Buffer.from(der).toString("base64").match(/.{1,64}/g) ?? [];
+  const lines =
+    Buffer.from(der)
+      .toString("base64")
+      .match(/.{1,64}/g) ?? [];
   return `-----BEGIN ${label}-----\n${lines.join("\n")}\n-----END ${label}-----\n`;
 }
 
@@ -175,15 +179,23 @@ describe("admission webhooks over TLS", () => {
     const { plugin: p } = plugin("Validating", [atURL("deny.example.com", "/deny"), atURL("allow.example.com", "/allow")]);
     const result = await outcome(p.validate?.(create()));
     expect(result).toBeInstanceOf(StatusError);
-    expect((result as StatusError).status).toMatchObject({ code: 422, reason: "Invalid", message: 'admission webhook "deny.example.com" denied the request: no config maps today' });
+    expect((result as StatusError).status).toMatchObject({
+      code: 422,
+      reason: "Invalid",
+      message: 'admission webhook "deny.example.com" denied the request: no config maps today',
+    });
   }, 10_000);
 
   it("the webhook's certificate must chain to the caBundle: another CA or none (the system roots) fails", async () => {
     for (const clientConfig of [{ url: `${urlBase}/allow`, caBundle: caBundle(otherCA.cert) }, { url: `${urlBase}/allow` }]) {
       const failing = await outcome(plugin("Validating", [{ name: "tls.example.com", clientConfig }]).plugin.validate?.(create()));
       expect((failing as StatusError).code).toBe(500);
-      expect((failing as StatusError).message).toContain(`failed calling webhook "tls.example.com": failed to call webhook: Post "${urlBase}/allow?timeout=10s": `);
-      expect(await outcome(plugin("Validating", [{ name: "tls.example.com", clientConfig, failurePolicy: "Ignore" }]).plugin.validate?.(create()))).toBe("admitted");
+      expect((failing as StatusError).message).toContain(
+        `failed calling webhook "tls.example.com": failed to call webhook: Post "${urlBase}/allow?timeout=10s": `,
+      );
+      expect(await outcome(plugin("Validating", [{ name: "tls.example.com", clientConfig, failurePolicy: "Ignore" }]).plugin.validate?.(create()))).toBe(
+        "admitted",
+      );
     }
   }, 10_000);
 
@@ -196,7 +208,10 @@ describe("admission webhooks over TLS", () => {
     expect(seenSince(before).map((s) => [s.server, s.path])).toEqual([["service", "/label"]]);
 
     // The same server under another service name: its certificate does not name it.
-    const wrongName = { name: "svc.example.com", clientConfig: { service: { namespace: "webhooks", name: "other", path: "/allow" }, caBundle: caBundle(serviceCA) } };
+    const wrongName = {
+      name: "svc.example.com",
+      clientConfig: { service: { namespace: "webhooks", name: "other", path: "/allow" }, caBundle: caBundle(serviceCA) },
+    };
     const failing = await outcome(plugin("Validating", [wrongName]).plugin.validate?.(create()));
     expect((failing as StatusError).message).toContain("other.webhooks.svc");
   }, 10_000);
@@ -224,39 +239,60 @@ describe("admission webhooks over TLS", () => {
     // Specs and causes are made when the test runs: the servers' ports are known only then.
     const cases: [string, () => WebhookSpec, () => string][] = [
       ["a body that is not JSON", () => atURL("bad.example.com", "/not-json"), () => "failed to call webhook: the response is not JSON: "],
-      ["an AdmissionReview of another version", () => atURL("bad.example.com", "/v1beta1"), () => "received invalid webhook response: expected webhook response of admission.orch.io/v1, Kind=AdmissionReview, got admission.orch.io/v1beta1, Kind=AdmissionReview"],
+      [
+        "an AdmissionReview of another version",
+        () => atURL("bad.example.com", "/v1beta1"),
+        () =>
+          "received invalid webhook response: expected webhook response of admission.orch.io/v1, Kind=AdmissionReview, got admission.orch.io/v1beta1, Kind=AdmissionReview",
+      ],
       ["a response for another uid", () => atURL("bad.example.com", "/uid"), () => 'received invalid webhook response: expected response.uid="'],
       ["a patch that is not a JSON patch", () => atURL("bad.example.com", "/merge-patch"), () => 'unsupported patch type "MergePatch"'],
       ["a patch that breaks the schema", () => atURL("bad.example.com", "/schema"), () => "the patched object is not a valid ConfigMap v1: data: "],
       ["an HTTP 500", () => atURL("bad.example.com", "/500"), () => "failed to call webhook: the server responded with HTTP 500: internal trouble"],
-      ["a refused connection", () => ({ name: "bad.example.com", clientConfig: { url: `https://127.0.0.1:${refusedPort}/`, caBundle: caBundle(ca.cert) } }), () => `failed to call webhook: Post "https://127.0.0.1:${refusedPort}/?timeout=10s": connect ECONNREFUSED`],
-      ["an answer slower than timeoutSeconds", () => atURL("bad.example.com", "/slow", { timeoutSeconds: 1 }), () => `failed to call webhook: Post "${urlBase}/slow?timeout=1s": context deadline exceeded`],
+      [
+        "a refused connection",
+        () => ({ name: "bad.example.com", clientConfig: { url: `https://127.0.0.1:${refusedPort}/`, caBundle: caBundle(ca.cert) } }),
+        () => `failed to call webhook: Post "https://127.0.0.1:${refusedPort}/?timeout=10s": connect ECONNREFUSED`,
+      ],
+      [
+        "an answer slower than timeoutSeconds",
+        () => atURL("bad.example.com", "/slow", { timeoutSeconds: 1 }),
+        () => `failed to call webhook: Post "${urlBase}/slow?timeout=1s": context deadline exceeded`,
+      ],
     ];
 
     for (const [what, spec, cause] of cases) {
-      it(what, async () => {
-        const started = Date.now();
-        const failing = await outcome(plugin("Mutating", [spec()]).plugin.admit?.(create()));
-        expect(failing).toBeInstanceOf(StatusError);
-        expect((failing as StatusError).status).toMatchObject({ code: 500, reason: "InternalError" });
-        expect((failing as StatusError).message).toContain(`Internal error occurred: failed calling webhook "bad.example.com": ${cause()}`);
+      it(
+        what,
+        async () => {
+          const started = Date.now();
+          const failing = await outcome(plugin("Mutating", [spec()]).plugin.admit?.(create()));
+          expect(failing).toBeInstanceOf(StatusError);
+          expect((failing as StatusError).status).toMatchObject({ code: 500, reason: "InternalError" });
+          expect((failing as StatusError).message).toContain(`Internal error occurred: failed calling webhook "bad.example.com": ${cause()}`);
 
-        const { plugin: ignoring, services } = plugin("Mutating", [{ ...spec(), failurePolicy: "Ignore" }, atURL("label.example.com", "/label")]);
-        const attrs = create();
-        expect(await outcome(ignoring.admit?.(attrs))).toBe("admitted");
-        expect(attrs.object?.["data"]).toEqual({ a: "1" });
-        expect(attrs.object?.metadata.labels).toEqual({ webhook: "yes" });
-        expect(services.logged.join("\n")).toContain(`failed calling webhook "bad.example.com", failing open: ${cause()}`);
-        // Two calls of at most timeoutSeconds each, never the slow server's 1.5 s.
-        expect(Date.now() - started).toBeLessThan(2 * 1400);
-      }, 10_000);
+          const { plugin: ignoring, services } = plugin("Mutating", [{ ...spec(), failurePolicy: "Ignore" }, atURL("label.example.com", "/label")]);
+          const attrs = create();
+          expect(await outcome(ignoring.admit?.(attrs))).toBe("admitted");
+          expect(attrs.object?.["data"]).toEqual({ a: "1" });
+          expect(attrs.object?.metadata.labels).toEqual({ webhook: "yes" });
+          expect(services.logged.join("\n")).toContain(`failed calling webhook "bad.example.com", failing open: ${cause()}`);
+          // Two calls of at most timeoutSeconds each, never the slow server's 1.5 s.
+          expect(Date.now() - started).toBeLessThan(2 * 1400);
+        },
+        10_000,
+      );
     }
   });
 
   it("dry run: a webhook with sideEffects Unknown is not called and refuses with a 400; one with None is called with dryRun true", async () => {
     const before = seen.length;
     const unknown = await outcome(plugin("Validating", [atURL("unknown.example.com", "/allow", { sideEffects: "Unknown" })]).plugin.validate?.(create(true)));
-    expect((unknown as StatusError).status).toMatchObject({ code: 400, reason: "BadRequest", message: 'admission webhook "unknown.example.com" does not support dry run' });
+    expect((unknown as StatusError).status).toMatchObject({
+      code: 400,
+      reason: "BadRequest",
+      message: 'admission webhook "unknown.example.com" does not support dry run',
+    });
     expect(seenSince(before)).toEqual([]);
 
     expect(await outcome(plugin("Mutating", [atURL("none.example.com", "/label", { sideEffects: "None" })]).plugin.admit?.(create(true)))).toBe("admitted");
@@ -265,7 +301,10 @@ describe("admission webhooks over TLS", () => {
 
   it("reinvocation: an IfNeeded webhook is called again after a later webhook changed the object, and sees the change", async () => {
     const before = seen.length;
-    const { plugin: p } = plugin("Mutating", [atURL("a-if-needed.example.com", "/if-needed", { reinvocationPolicy: "IfNeeded" }), atURL("b-later.example.com", "/later")]);
+    const { plugin: p } = plugin("Mutating", [
+      atURL("a-if-needed.example.com", "/if-needed", { reinvocationPolicy: "IfNeeded" }),
+      atURL("b-later.example.com", "/later"),
+    ]);
     const attrs = create();
     await new AdmissionChain([p]).admit(attrs);
     expect(seenSince(before).map((s) => s.path)).toEqual(["/if-needed", "/later", "/if-needed"]);

@@ -10,7 +10,15 @@ import { generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientCertificate, selfSignedCA } from "../packages/node/src/internal/test-pki.js";
 import { adminRequest, startAPIServer, type RawResponse, type RunningAPIServer } from "./support/apiserver.js";
-import { httpsCall, logAfter, oidcClientID, startAuthenticationFixture, unauthorizedStatus, userInfoOf, type AuthenticationFixture } from "./support/authentication.js";
+import {
+  httpsCall,
+  logAfter,
+  oidcClientID,
+  startAuthenticationFixture,
+  unauthorizedStatus,
+  userInfoOf,
+  type AuthenticationFixture,
+} from "./support/authentication.js";
 
 let fx: AuthenticationFixture;
 let noAnonymous: RunningAPIServer;
@@ -64,7 +72,14 @@ describe("bad bearer tokens are 401", () => {
       { iss: "https://kubernetes.default.svc.cluster.local", cause: 'service account token is signed with algorithm "none"' },
     ];
     for (const { iss, cause } of cases) {
-      const claims = { iss, aud: [oidcClientID, "https://kubernetes.default.svc.cluster.local"], sub: "system:serviceaccount:default:default", email: "eve@example.com", iat: now, exp: now + 600 };
+      const claims = {
+        iss,
+        aud: [oidcClientID, "https://kubernetes.default.svc.cluster.local"],
+        sub: "system:serviceaccount:default:default",
+        email: "eve@example.com",
+        iat: now,
+        exp: now + 600,
+      };
       const token = `${base64url({ alg: "none", typ: "JWT" })}.${base64url(claims)}.`;
       const from = fx.server.stderr().length;
       expectUnauthorized(await fx.whoami({ token }));

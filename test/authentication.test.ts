@@ -79,7 +79,10 @@ describe("kubectl with a static token (--token-auth-file)", () => {
     expect(res.code).toBe(1);
     expect(res.stdout).toBe("");
     expect(res.stderr).toContain("error: You must be logged in to the server (the server has asked for the client to provide credentials)");
-    for (const args of [["get", "--raw", "/api/v1/namespaces"], ["auth", "whoami"]]) {
+    for (const args of [
+      ["get", "--raw", "/api/v1/namespaces"],
+      ["auth", "whoami"],
+    ]) {
       const refused = await kubectl(args);
       expect({ args, code: refused.code, stdout: refused.stdout, stderr: refused.stderr }).toEqual({
         args,
@@ -107,7 +110,9 @@ describe("@kubernetes/client-node with a token user", () => {
     const kc = clientFor(alice.token);
     const namespaces = await kc.makeApiClient(k8s.CoreV1Api).listNamespace();
     expect(namespaces.items.map((n) => n.metadata?.name)).toEqual(["default", "kube-public", "kube-system"]);
-    const review = await kc.makeApiClient(k8s.AuthenticationV1Api).createSelfSubjectReview({ body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" } });
+    const review = await kc
+      .makeApiClient(k8s.AuthenticationV1Api)
+      .createSelfSubjectReview({ body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" } });
     expect(review.kind).toBe("SelfSubjectReview");
     expect(review.status?.userInfo).toEqual({ username: "alice", uid: "uid-alice", groups: ["dev", "ops", "system:authenticated"] });
   });
@@ -199,7 +204,10 @@ ${Object.entries(extra)
   it("abcdef.0123456789abcdef is system:bootstrap:abcdef in system:bootstrappers and its extra group", async () => {
     const res = await fx.whoami({ token: "abcdef.0123456789abcdef" });
     expect(res.status).toBe(201);
-    expect(userInfoOf(res)).toEqual({ username: "system:bootstrap:abcdef", groups: ["system:bootstrappers", "system:bootstrappers:worker", "system:authenticated"] });
+    expect(userInfoOf(res)).toEqual({
+      username: "system:bootstrap:abcdef",
+      groups: ["system:bootstrappers", "system:bootstrappers:worker", "system:authenticated"],
+    });
     const kubectl = await kubectlWithToken("bootstrap", "abcdef.0123456789abcdef");
     const list = await kubectl(["get", "secrets", "-n", "kube-system", "-o", "name"]);
     expect(list.stderr).toBe("");

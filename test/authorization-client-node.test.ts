@@ -53,7 +53,11 @@ describe("@kubernetes/client-node with RBAC", () => {
     const binding = await rbac.createNamespacedRoleBinding({
       namespace: ns,
       // No apiGroup on the subject: the server defaults it, as the reference's.
-      body: { metadata: { name: "alice-pod-reader" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "pod-reader" }, subjects: [{ kind: "User", name: "alice" }] },
+      body: {
+        metadata: { name: "alice-pod-reader" },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "pod-reader" },
+        subjects: [{ kind: "User", name: "alice" }],
+      },
     });
     expect(binding.subjects).toEqual([{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "alice" }]);
     expect((await rbac.listNamespacedRoleBinding({ namespace: ns })).items.map((b) => b.metadata?.name)).toEqual(["alice-pod-reader"]);
@@ -77,13 +81,19 @@ describe("@kubernetes/client-node with RBAC", () => {
         details: { kind: "secrets" },
       },
     });
-    const write = await failure(core.createNamespacedPod({ namespace: ns, body: { metadata: { name: "web" }, spec: { containers: [{ name: "web", image: "nginx" }] } } }));
+    const write = await failure(
+      core.createNamespacedPod({ namespace: ns, body: { metadata: { name: "web" }, spec: { containers: [{ name: "web", image: "nginx" }] } } }),
+    );
     expect(write.code).toBe(403);
     expect(write.status["message"]).toBe(`pods is forbidden: User "alice" cannot create resource "pods" in API group "" in the namespace "${ns}"`);
     // Nor may she write RBAC objects.
-    const role = await failure(aliceConfig.makeApiClient(k8s.RbacAuthorizationV1Api).createNamespacedRole({ namespace: ns, body: { metadata: { name: "mine" }, rules: [] } }));
+    const role = await failure(
+      aliceConfig.makeApiClient(k8s.RbacAuthorizationV1Api).createNamespacedRole({ namespace: ns, body: { metadata: { name: "mine" }, rules: [] } }),
+    );
     expect(role.code).toBe(403);
-    expect(role.status["message"]).toBe(`roles.rbac.authorization.k8s.io is forbidden: User "alice" cannot create resource "roles" in API group "rbac.authorization.k8s.io" in the namespace "${ns}"`);
+    expect(role.status["message"]).toBe(
+      `roles.rbac.authorization.k8s.io is forbidden: User "alice" cannot create resource "roles" in API group "rbac.authorization.k8s.io" in the namespace "${ns}"`,
+    );
   });
 
   it("alice asks about herself with createSelfSubjectAccessReview", async () => {
@@ -110,9 +120,13 @@ describe("@kubernetes/client-node with RBAC", () => {
     expect(refused.status?.denied).not.toBe(true);
 
     const asAlice = await failure(
-      aliceConfig.makeApiClient(k8s.AuthorizationV1Api).createSubjectAccessReview({ body: { spec: { user: "bob", resourceAttributes: { verb: "get", resource: "pods" } } } }),
+      aliceConfig
+        .makeApiClient(k8s.AuthorizationV1Api)
+        .createSubjectAccessReview({ body: { spec: { user: "bob", resourceAttributes: { verb: "get", resource: "pods" } } } }),
     );
     expect(asAlice.code).toBe(403);
-    expect(asAlice.status["message"]).toBe('subjectaccessreviews.authorization.k8s.io is forbidden: User "alice" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope');
+    expect(asAlice.status["message"]).toBe(
+      'subjectaccessreviews.authorization.k8s.io is forbidden: User "alice" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope',
+    );
   });
 });

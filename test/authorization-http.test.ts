@@ -30,7 +30,11 @@ function serverFor(domain: "orch.io" | "k8s.io"): Promise<AuthorizationFixture> 
     server = (async () => {
       const fx = await startAuthorizationFixture(domain === "orch.io" ? [] : ["--domain", domain]);
       for (const name of ["x", "y"]) {
-        const res = await fx.request({ method: "POST", path: "/api/v1/namespaces", body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name } }) });
+        const res = await fx.request({
+          method: "POST",
+          path: "/api/v1/namespaces",
+          body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name } }),
+        });
         expect(res.status).toBe(201);
       }
       return fx;
@@ -70,7 +74,9 @@ describe.each([
     expectStatus(
       await fx.request({ as: "anonymous", path: "/api/v1/namespaces" }),
       403,
-      forbiddenStatus('namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope', { kind: "namespaces" }),
+      forbiddenStatus('namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope', {
+        kind: "namespaces",
+      }),
     );
   });
 
@@ -84,19 +90,29 @@ describe.each([
     expect(res.status).toBe(201);
     const info = await fx.request({ as: "anonymous", path: `/api/v1/namespaces/${publicNamespace}/configmaps/cluster-info` });
     expect(info.status).toBe(200);
-    expect(info.json).toMatchObject({ kind: "ConfigMap", metadata: { name: "cluster-info", namespace: publicNamespace }, data: { kubeconfig: expect.stringContaining("certificate-authority-data") } });
+    expect(info.json).toMatchObject({
+      kind: "ConfigMap",
+      metadata: { name: "cluster-info", namespace: publicNamespace },
+      data: { kubeconfig: expect.stringContaining("certificate-authority-data") },
+    });
     expectStatus(
       await fx.request({ as: "anonymous", path: `/api/v1/namespaces/${publicNamespace}/configmaps/other-info` }),
       403,
-      forbiddenStatus(`configmaps "other-info" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "${publicNamespace}"`, {
-        name: "other-info",
-        kind: "configmaps",
-      }),
+      forbiddenStatus(
+        `configmaps "other-info" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "${publicNamespace}"`,
+        {
+          name: "other-info",
+          kind: "configmaps",
+        },
+      ),
     );
     expectStatus(
       await fx.request({ as: "anonymous", path: `/api/v1/namespaces/${publicNamespace}/configmaps` }),
       403,
-      forbiddenStatus(`configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "${publicNamespace}"`, { kind: "configmaps" }),
+      forbiddenStatus(
+        `configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "${publicNamespace}"`,
+        { kind: "configmaps" },
+      ),
     );
     // Its get only: not an update.
     expectStatus(
@@ -107,10 +123,13 @@ describe.each([
         body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cluster-info" } }),
       }),
       403,
-      forbiddenStatus(`configmaps "cluster-info" is forbidden: User "system:anonymous" cannot update resource "configmaps" in API group "" in the namespace "${publicNamespace}"`, {
-        name: "cluster-info",
-        kind: "configmaps",
-      }),
+      forbiddenStatus(
+        `configmaps "cluster-info" is forbidden: User "system:anonymous" cannot update resource "configmaps" in API group "" in the namespace "${publicNamespace}"`,
+        {
+          name: "cluster-info",
+          kind: "configmaps",
+        },
+      ),
     );
   });
 
@@ -127,7 +146,11 @@ describe.each([
       as: carol,
       method: "POST",
       path: `/apis/${authorization}/v1/selfsubjectaccessreviews`,
-      body: JSON.stringify({ apiVersion: `${authorization}/v1`, kind: "SelfSubjectAccessReview", spec: { resourceAttributes: { verb: "list", resource: "pods", namespace: "x" } } }),
+      body: JSON.stringify({
+        apiVersion: `${authorization}/v1`,
+        kind: "SelfSubjectAccessReview",
+        spec: { resourceAttributes: { verb: "list", resource: "pods", namespace: "x" } },
+      }),
     });
     expect(review.status).toBe(201);
     expect(review.json).toMatchObject({ kind: "SelfSubjectAccessReview", status: { allowed: false } });
@@ -135,10 +158,19 @@ describe.each([
       as: carol,
       method: "POST",
       path: `/apis/${authorization}/v1/selfsubjectaccessreviews`,
-      body: JSON.stringify({ apiVersion: `${authorization}/v1`, kind: "SelfSubjectAccessReview", spec: { nonResourceAttributes: { verb: "get", path: "/api" } } }),
+      body: JSON.stringify({
+        apiVersion: `${authorization}/v1`,
+        kind: "SelfSubjectAccessReview",
+        spec: { nonResourceAttributes: { verb: "get", path: "/api" } },
+      }),
     });
     expect(allowed.status).toBe(201);
-    expect(allowed.json).toMatchObject({ status: { allowed: true, reason: 'RBAC: allowed by ClusterRoleBinding "system:discovery" of ClusterRole "system:discovery" to Group "system:authenticated"' } });
+    expect(allowed.json).toMatchObject({
+      status: {
+        allowed: true,
+        reason: 'RBAC: allowed by ClusterRoleBinding "system:discovery" of ClusterRole "system:discovery" to Group "system:authenticated"',
+      },
+    });
 
     expectStatus(
       await fx.request({ as: carol, path: "/api/v1/namespaces/x/pods" }),
@@ -151,13 +183,20 @@ describe.each([
         as: carol,
         method: "POST",
         path: `/apis/${authorization}/v1/subjectaccessreviews`,
-        body: JSON.stringify({ apiVersion: `${authorization}/v1`, kind: "SubjectAccessReview", spec: { user: "alice", resourceAttributes: { verb: "list", resource: "pods" } } }),
+        body: JSON.stringify({
+          apiVersion: `${authorization}/v1`,
+          kind: "SubjectAccessReview",
+          spec: { user: "alice", resourceAttributes: { verb: "list", resource: "pods" } },
+        }),
       }),
       403,
-      forbiddenStatus(`subjectaccessreviews.${authorization} is forbidden: User "carol" cannot create resource "subjectaccessreviews" in API group "${authorization}" at the cluster scope`, {
-        group: authorization,
-        kind: "subjectaccessreviews",
-      }),
+      forbiddenStatus(
+        `subjectaccessreviews.${authorization} is forbidden: User "carol" cannot create resource "subjectaccessreviews" in API group "${authorization}" at the cluster scope`,
+        {
+          group: authorization,
+          kind: "subjectaccessreviews",
+        },
+      ),
     );
   });
 });
@@ -253,8 +292,18 @@ subjects:
       subjects: [{ apiGroup: "rbac.authorization.orch.io", kind: "User", name: "alice" }],
     });
     const clusterRole = parseYAML((await kubectl(["get", "clusterrole", "namespace-lister", "-o", "yaml"])).stdout) as Record<string, unknown>;
-    expect(clusterRole).toMatchObject({ apiVersion: "rbac.authorization.orch.io/v1", kind: "ClusterRole", rules: [{ apiGroups: [""], resources: ["namespaces"], verbs: ["list"] }] });
-    const clusterBinding = await kubectl(["get", "clusterrolebinding", "alice-namespace-lister", "-o", "jsonpath={.roleRef.kind}/{.roleRef.name} {.subjects[0].name}"]);
+    expect(clusterRole).toMatchObject({
+      apiVersion: "rbac.authorization.orch.io/v1",
+      kind: "ClusterRole",
+      rules: [{ apiGroups: [""], resources: ["namespaces"], verbs: ["list"] }],
+    });
+    const clusterBinding = await kubectl([
+      "get",
+      "clusterrolebinding",
+      "alice-namespace-lister",
+      "-o",
+      "jsonpath={.roleRef.kind}/{.roleRef.name} {.subjects[0].name}",
+    ]);
     expect(clusterBinding.stdout).toBe("ClusterRole/namespace-lister alice");
     // Applying again changes nothing.
     expect((await kubectl(["apply", "-f", path])).stdout).toBe(
@@ -307,17 +356,26 @@ subjects:
     expectStatus(
       await create("namespaces/x/roles", { kind: "Role", metadata: { name: "no-verbs" }, rules: [{ apiGroups: [""], resources: ["pods"] }] }),
       422,
-      invalid("Role", "no-verbs", [{ reason: "FieldValueRequired", message: "Required value: verbs must contain at least one value", field: "rules[0].verbs" }]),
+      invalid("Role", "no-verbs", [
+        { reason: "FieldValueRequired", message: "Required value: verbs must contain at least one value", field: "rules[0].verbs" },
+      ]),
     );
     expectStatus(
       await create("namespaces/x/roles", { kind: "Role", metadata: { name: "urls" }, rules: [{ nonResourceURLs: ["/healthz"], verbs: ["get"] }] }),
       422,
       invalid("Role", "urls", [
-        { reason: "FieldValueInvalid", message: 'Invalid value: ["/healthz"]: namespaced rules cannot apply to non-resource URLs', field: "rules[0].nonResourceURLs" },
+        {
+          reason: "FieldValueInvalid",
+          message: 'Invalid value: ["/healthz"]: namespaced rules cannot apply to non-resource URLs',
+          field: "rules[0].nonResourceURLs",
+        },
       ]),
     );
     // The same rule is fine in a ClusterRole.
-    expect((await create("clusterroles", { kind: "ClusterRole", metadata: { name: "healthz-reader" }, rules: [{ nonResourceURLs: ["/healthz"], verbs: ["get"] }] })).status).toBe(201);
+    expect(
+      (await create("clusterroles", { kind: "ClusterRole", metadata: { name: "healthz-reader" }, rules: [{ nonResourceURLs: ["/healthz"], verbs: ["get"] }] }))
+        .status,
+    ).toBe(201);
     expectStatus(
       await create("namespaces/x/rolebindings", {
         kind: "RoleBinding",
@@ -326,7 +384,9 @@ subjects:
         subjects: [{ kind: "User", name: "bob" }],
       }),
       422,
-      invalid("RoleBinding", "pod-ref", [{ reason: "FieldValueNotSupported", message: 'Unsupported value: "Pod": supported values: "Role", "ClusterRole"', field: "roleRef.kind" }]),
+      invalid("RoleBinding", "pod-ref", [
+        { reason: "FieldValueNotSupported", message: 'Unsupported value: "Pod": supported values: "Role", "ClusterRole"', field: "roleRef.kind" },
+      ]),
     );
     expectStatus(
       await create("clusterrolebindings", {
@@ -336,9 +396,16 @@ subjects:
         subjects: [{ kind: "User", name: "bob" }],
       }),
       422,
-      invalid("ClusterRoleBinding", "role-ref", [{ reason: "FieldValueNotSupported", message: 'Unsupported value: "Role": supported values: "ClusterRole"', field: "roleRef.kind" }]),
+      invalid("ClusterRoleBinding", "role-ref", [
+        { reason: "FieldValueNotSupported", message: 'Unsupported value: "Role": supported values: "ClusterRole"', field: "roleRef.kind" },
+      ]),
     );
-    for (const path of [`${rbac}/namespaces/x/roles/no-verbs`, `${rbac}/namespaces/x/roles/urls`, `${rbac}/namespaces/x/rolebindings/pod-ref`, `${rbac}/clusterrolebindings/role-ref`]) {
+    for (const path of [
+      `${rbac}/namespaces/x/roles/no-verbs`,
+      `${rbac}/namespaces/x/roles/urls`,
+      `${rbac}/namespaces/x/rolebindings/pod-ref`,
+      `${rbac}/clusterrolebindings/role-ref`,
+    ]) {
       expect((await fx.request({ path })).status, path).toBe(404);
     }
   });
@@ -363,9 +430,12 @@ subjects:
     expectStatus(
       last!,
       403,
-      forbiddenStatus('configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "y": RBAC: role.rbac.authorization.orch.io "missing" not found', {
-        kind: "configmaps",
-      }),
+      forbiddenStatus(
+        'configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "y": RBAC: role.rbac.authorization.orch.io "missing" not found',
+        {
+          kind: "configmaps",
+        },
+      ),
     );
     await fx.untilAccess(bobIdentity, { resourceAttributes: { verb: "get", resource: "configmaps", namespace: "y", name: "anything" } }, false);
   });
@@ -386,7 +456,10 @@ subjects:
     expectStatus(
       await fx.request({ as: carol, path: "/api", headers: { "Impersonate-User": "bob" } }),
       403,
-      forbiddenStatus('users "bob" is forbidden: User "carol" cannot impersonate resource "users" in API group "" at the cluster scope', { name: "bob", kind: "users" }),
+      forbiddenStatus('users "bob" is forbidden: User "carol" cannot impersonate resource "users" in API group "" at the cluster scope', {
+        name: "bob",
+        kind: "users",
+      }),
     );
     // And by the admin it works, extra and uid included.
     const whoami = await fx.request({
@@ -396,7 +469,9 @@ subjects:
       body: JSON.stringify({ apiVersion: "authentication.orch.io/v1", kind: "SelfSubjectReview" }),
     });
     expect(whoami.status).toBe(201);
-    expect(whoami.json).toMatchObject({ status: { userInfo: { username: "bob", uid: "uid-7", groups: ["dev", "system:authenticated"], extra: { "scopes/all": ["view"] } } } });
+    expect(whoami.json).toMatchObject({
+      status: { userInfo: { username: "bob", uid: "uid-7", groups: ["dev", "system:authenticated"], extra: { "scopes/all": ["view"] } } },
+    });
   });
 });
 
@@ -427,7 +502,11 @@ describe("--authorization-mode AlwaysDeny", () => {
         as: alice,
         path: "/apis/authorization.orch.io/v1/selfsubjectaccessreviews",
         method: "POST",
-        body: JSON.stringify({ apiVersion: "authorization.orch.io/v1", kind: "SelfSubjectAccessReview", spec: { nonResourceAttributes: { verb: "get", path: "/api" } } }),
+        body: JSON.stringify({
+          apiVersion: "authorization.orch.io/v1",
+          kind: "SelfSubjectAccessReview",
+          spec: { nonResourceAttributes: { verb: "get", path: "/api" } },
+        }),
         message: `selfsubjectaccessreviews.authorization.orch.io is forbidden: User "alice" cannot create resource "selfsubjectaccessreviews" in API group "authorization.orch.io" at the cluster scope${everything}`,
         details: { group: "authorization.orch.io", kind: "selfsubjectaccessreviews" },
       },
@@ -456,7 +535,11 @@ describe("--authorization-mode AlwaysDeny", () => {
     const review = await fx.request({
       method: "POST",
       path: "/apis/authorization.orch.io/v1/selfsubjectaccessreviews",
-      body: JSON.stringify({ apiVersion: "authorization.orch.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes: { verb: "delete", resource: "nodes" } } }),
+      body: JSON.stringify({
+        apiVersion: "authorization.orch.io/v1",
+        kind: "SelfSubjectAccessReview",
+        spec: { resourceAttributes: { verb: "delete", resource: "nodes" } },
+      }),
     });
     expect(review.status).toBe(201);
     expect(review.json).toMatchObject({ status: { allowed: true } });

@@ -65,10 +65,19 @@ describe("RBAC objects written by the admin with kubectl", () => {
     const [roles, bindings, ...rest] = (await ok(admin, ["get", "roles,rolebindings", "-n", "team", "-o", "wide"])).split("\n\n");
     expect(rest).toEqual([]);
     expect(roles!.split("\n")[0]).toMatch(/^NAME\s+CREATED AT$/);
-    expect(tableRows(roles!)).toEqual([{ NAME: "role.rbac.authorization.k8s.io/pod-reader", "CREATED AT": expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) }]);
+    expect(tableRows(roles!)).toEqual([
+      { NAME: "role.rbac.authorization.k8s.io/pod-reader", "CREATED AT": expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) },
+    ]);
     expect(bindings!.split("\n")[0]).toMatch(/^NAME\s+ROLE\s+AGE\s+USERS\s+GROUPS\s+SERVICEACCOUNTS$/);
     expect(tableRows(bindings!)).toEqual([
-      { NAME: "rolebinding.rbac.authorization.k8s.io/alice-pod-reader", ROLE: "Role/pod-reader", AGE: expect.stringMatching(/^\d+s$/), USERS: "alice", GROUPS: "", SERVICEACCOUNTS: "" },
+      {
+        NAME: "rolebinding.rbac.authorization.k8s.io/alice-pod-reader",
+        ROLE: "Role/pod-reader",
+        AGE: expect.stringMatching(/^\d+s$/),
+        USERS: "alice",
+        GROUPS: "",
+        SERVICEACCOUNTS: "",
+      },
     ]);
     expect(tableRows(await ok(admin, ["get", "clusterrolebinding", "dev-view", "-o", "wide"]))).toEqual([
       { NAME: "dev-view", ROLE: "ClusterRole/view", AGE: expect.stringMatching(/^\d+s$/), USERS: "", GROUPS: "dev", SERVICEACCOUNTS: "" },
@@ -89,10 +98,26 @@ describe("a token user with a RoleBinding (kubectl with alice's token)", () => {
   it("may list pods in team, and nothing else: 403s worded as the reference's", async () => {
     expect(await ok(asAlice, ["get", "pods", "-n", "team", "-o", "name"])).toBe("pod/web\n");
     expect(await ok(asAlice, ["get", "pod", "web", "-n", "team", "-o", "jsonpath={.metadata.name}"])).toBe("web");
-    await fails(asAlice, ["get", "secrets", "-n", "team"], forbidden('secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "team"'));
-    await fails(asAlice, ["get", "pods", "-n", "other"], forbidden('pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "other"'));
-    await fails(asAlice, ["delete", "pod", "web", "-n", "team"], forbidden('pods "web" is forbidden: User "alice" cannot delete resource "pods" in API group "" in the namespace "team"'));
-    await fails(asAlice, ["get", "namespaces"], forbidden('namespaces is forbidden: User "alice" cannot list resource "namespaces" in API group "" at the cluster scope'));
+    await fails(
+      asAlice,
+      ["get", "secrets", "-n", "team"],
+      forbidden('secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "team"'),
+    );
+    await fails(
+      asAlice,
+      ["get", "pods", "-n", "other"],
+      forbidden('pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "other"'),
+    );
+    await fails(
+      asAlice,
+      ["delete", "pod", "web", "-n", "team"],
+      forbidden('pods "web" is forbidden: User "alice" cannot delete resource "pods" in API group "" in the namespace "team"'),
+    );
+    await fails(
+      asAlice,
+      ["get", "namespaces"],
+      forbidden('namespaces is forbidden: User "alice" cannot list resource "namespaces" in API group "" at the cluster scope'),
+    );
   });
 
   it("kubectl auth can-i answers yes (exit 0) and no (exit 1)", async () => {
@@ -110,11 +135,26 @@ describe("a token user with a RoleBinding (kubectl with alice's token)", () => {
     expect(out.split("\n")[0]).toMatch(/^Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs$/);
     expect(rows).toContainEqual({ Resources: "pods", "Non-Resource URLs": "[]", "Resource Names": "[]", Verbs: "[get list watch]" });
     // system:basic-user and system:discovery, bound to system:authenticated.
-    expect(rows).toContainEqual({ Resources: "selfsubjectaccessreviews.authorization.k8s.io", "Non-Resource URLs": "[]", "Resource Names": "[]", Verbs: "[create]" });
-    expect(rows).toContainEqual({ Resources: "selfsubjectrulesreviews.authorization.k8s.io", "Non-Resource URLs": "[]", "Resource Names": "[]", Verbs: "[create]" });
+    expect(rows).toContainEqual({
+      Resources: "selfsubjectaccessreviews.authorization.k8s.io",
+      "Non-Resource URLs": "[]",
+      "Resource Names": "[]",
+      Verbs: "[create]",
+    });
+    expect(rows).toContainEqual({
+      Resources: "selfsubjectrulesreviews.authorization.k8s.io",
+      "Non-Resource URLs": "[]",
+      "Resource Names": "[]",
+      Verbs: "[create]",
+    });
     expect(rows).toContainEqual({ Resources: "", "Non-Resource URLs": "[/api]", "Resource Names": "[]", Verbs: "[get]" });
     expect(rows).toContainEqual({ Resources: "", "Non-Resource URLs": "[/version]", "Resource Names": "[]", Verbs: "[get]" });
-    expect(rows.filter((r) => r.Resources !== "").map((r) => r.Resources).sort()).toEqual([
+    expect(
+      rows
+        .filter((r) => r.Resources !== "")
+        .map((r) => r.Resources)
+        .sort(),
+    ).toEqual([
       "pods",
       "selfsubjectaccessreviews.authorization.k8s.io",
       "selfsubjectreviews.authentication.k8s.io",
@@ -138,13 +178,25 @@ describe("a token user with a RoleBinding (kubectl with alice's token)", () => {
 
   it("the admin acts as alice through impersonation; alice may not impersonate anyone", async () => {
     expect(await ok(admin, ["get", "pods", "--as", "alice", "-n", "team", "-o", "name"])).toBe("pod/web\n");
-    await fails(admin, ["get", "secrets", "--as", "alice", "-n", "team"], forbidden('secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "team"'));
+    await fails(
+      admin,
+      ["get", "secrets", "--as", "alice", "-n", "team"],
+      forbidden('secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "team"'),
+    );
     const whoami = JSON.parse(await ok(admin, ["auth", "whoami", "--as", "bob", "--as-group", "dev", "-o", "json"])) as { status: { userInfo: unknown } };
     expect(whoami.status.userInfo).toEqual({ username: "bob", groups: ["dev", "system:authenticated"] });
 
-    await fails(asAlice, ["get", "pods", "--as", "bob", "-n", "team"], forbidden('users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope'));
+    await fails(
+      asAlice,
+      ["get", "pods", "--as", "bob", "-n", "team"],
+      forbidden('users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope'),
+    );
     // Acting as herself is impersonation too.
-    await fails(asAlice, ["get", "pods", "--as", "alice", "-n", "team"], forbidden('users "alice" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope'));
+    await fails(
+      asAlice,
+      ["get", "pods", "--as", "alice", "-n", "team"],
+      forbidden('users "alice" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope'),
+    );
   });
 
   it("with the impersonate verb on users named bob, alice acts as bob and no one else", async () => {
@@ -155,10 +207,22 @@ describe("a token user with a RoleBinding (kubectl with alice's token)", () => {
     const whoami = JSON.parse(await ok(asAlice, ["auth", "whoami", "--as", "bob", "-o", "json"])) as { status: { userInfo: unknown } };
     expect(whoami.status.userInfo).toEqual({ username: "bob", groups: ["system:authenticated"] });
     // Bob has no group when impersonated without one, so not dev's view either.
-    await fails(asAlice, ["get", "pods", "--as", "bob", "-n", "other"], forbidden('pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "other"'));
-    await fails(asAlice, ["get", "pods", "--as", "carol", "-n", "team"], forbidden('users "carol" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope'));
+    await fails(
+      asAlice,
+      ["get", "pods", "--as", "bob", "-n", "other"],
+      forbidden('pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "other"'),
+    );
+    await fails(
+      asAlice,
+      ["get", "pods", "--as", "carol", "-n", "team"],
+      forbidden('users "carol" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope'),
+    );
     // A group needs its own impersonate right.
-    await fails(asAlice, ["get", "pods", "--as", "bob", "--as-group", "dev", "-n", "other"], forbidden('groups "dev" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope'));
+    await fails(
+      asAlice,
+      ["get", "pods", "--as", "bob", "--as-group", "dev", "-n", "other"],
+      forbidden('groups "dev" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope'),
+    );
   });
 });
 
@@ -170,40 +234,74 @@ describe("escalation prevention", () => {
   beforeAll(async () => {
     asAlice = await fx.kubectl(alice);
     await ok(admin, ["create", "rolebinding", "alice-admin", "--clusterrole=admin", "--user=alice", "-n", "alice-ns"]);
-    await fx.untilAccess(reviewed(alice), { resourceAttributes: { verb: "create", group: "rbac.authorization.k8s.io", resource: "roles", namespace: "alice-ns" } }, true);
+    await fx.untilAccess(
+      reviewed(alice),
+      { resourceAttributes: { verb: "create", group: "rbac.authorization.k8s.io", resource: "roles", namespace: "alice-ns" } },
+      true,
+    );
   });
 
   it("alice, admin of her namespace, creates a Role with rules she holds, not one with rules she lacks", async () => {
     expect(await ok(asAlice, ["create", "role", "cm-editor", "--verb=get,list,create", "--resource=configmaps,secrets", "-n", "alice-ns"])).toBe(
       "role.rbac.authorization.k8s.io/cm-editor created\n",
     );
-    await fails(asAlice, ["create", "role", "node-reader", "--verb=get", "--resource=nodes", "-n", "alice-ns"], forbidden(grantNotHeld("roles", "node-reader", ['{APIGroups:[""], Resources:["nodes"], Verbs:["get"]}'])));
+    await fails(
+      asAlice,
+      ["create", "role", "node-reader", "--verb=get", "--resource=nodes", "-n", "alice-ns"],
+      forbidden(grantNotHeld("roles", "node-reader", ['{APIGroups:[""], Resources:["nodes"], Verbs:["get"]}'])),
+    );
     // Outside her namespace she may not create roles at all: the request is refused before the rules are looked at.
     await fails(
       asAlice,
       ["create", "role", "secret-reader", "--verb=get", "--resource=secrets", "-n", "team"],
-      forbidden('roles.rbac.authorization.k8s.io is forbidden: User "alice" cannot create resource "roles" in API group "rbac.authorization.k8s.io" in the namespace "team"'),
+      forbidden(
+        'roles.rbac.authorization.k8s.io is forbidden: User "alice" cannot create resource "roles" in API group "rbac.authorization.k8s.io" in the namespace "team"',
+      ),
     );
     await fails(
       asAlice,
       ["create", "clusterrole", "secret-reader", "--verb=get", "--resource=secrets"],
-      forbidden('clusterroles.rbac.authorization.k8s.io is forbidden: User "alice" cannot create resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope'),
+      forbidden(
+        'clusterroles.rbac.authorization.k8s.io is forbidden: User "alice" cannot create resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope',
+      ),
     );
   });
 
   it("with create on roles in team and on clusterroles, alice still cannot grant secrets there; the 403 names the missing rules", async () => {
-    await ok(admin, ["create", "role", "rbac-writer", "--verb=create", "--resource=roles.rbac.authorization.k8s.io,rolebindings.rbac.authorization.k8s.io", "-n", "team"]);
+    await ok(admin, [
+      "create",
+      "role",
+      "rbac-writer",
+      "--verb=create",
+      "--resource=roles.rbac.authorization.k8s.io,rolebindings.rbac.authorization.k8s.io",
+      "-n",
+      "team",
+    ]);
     await ok(admin, ["create", "rolebinding", "alice-rbac-writer", "--role=rbac-writer", "--user=alice", "-n", "team"]);
     await ok(admin, ["create", "clusterrole", "clusterrole-writer", "--verb=create", "--resource=clusterroles.rbac.authorization.k8s.io"]);
     await ok(admin, ["create", "clusterrolebinding", "alice-clusterrole-writer", "--clusterrole=clusterrole-writer", "--user=alice"]);
-    await fx.untilAccess(reviewed(alice), { resourceAttributes: { verb: "create", group: "rbac.authorization.k8s.io", resource: "roles", namespace: "team" } }, true);
+    await fx.untilAccess(
+      reviewed(alice),
+      { resourceAttributes: { verb: "create", group: "rbac.authorization.k8s.io", resource: "roles", namespace: "team" } },
+      true,
+    );
     await fx.untilAccess(reviewed(alice), { resourceAttributes: { verb: "create", group: "rbac.authorization.k8s.io", resource: "clusterroles" } }, true);
 
     // Secrets she reads in alice-ns only, not in team nor cluster-wide.
-    await fails(asAlice, ["create", "role", "secret-reader", "--verb=get,list", "--resource=secrets", "-n", "team"], forbidden(grantNotHeld("roles", "secret-reader", ['{APIGroups:[""], Resources:["secrets"], Verbs:["get" "list"]}'])));
-    await fails(asAlice, ["create", "clusterrole", "secret-reader", "--verb=get", "--resource=secrets"], forbidden(grantNotHeld("clusterroles", "secret-reader", ['{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}'])));
+    await fails(
+      asAlice,
+      ["create", "role", "secret-reader", "--verb=get,list", "--resource=secrets", "-n", "team"],
+      forbidden(grantNotHeld("roles", "secret-reader", ['{APIGroups:[""], Resources:["secrets"], Verbs:["get" "list"]}'])),
+    );
+    await fails(
+      asAlice,
+      ["create", "clusterrole", "secret-reader", "--verb=get", "--resource=secrets"],
+      forbidden(grantNotHeld("clusterroles", "secret-reader", ['{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}'])),
+    );
     // Rules she does hold there are fine: pods in team (pod-reader), reviews everywhere (system:basic-user).
-    expect(await ok(asAlice, ["create", "role", "pod-lister", "--verb=list", "--resource=pods", "-n", "team"])).toBe("role.rbac.authorization.k8s.io/pod-lister created\n");
+    expect(await ok(asAlice, ["create", "role", "pod-lister", "--verb=list", "--resource=pods", "-n", "team"])).toBe(
+      "role.rbac.authorization.k8s.io/pod-lister created\n",
+    );
     expect(await ok(asAlice, ["create", "clusterrole", "self-reviewer", "--verb=create", "--resource=selfsubjectaccessreviews.authorization.k8s.io"])).toBe(
       "clusterrole.rbac.authorization.k8s.io/self-reviewer created\n",
     );

@@ -16,7 +16,12 @@ import { httpsCall } from "./support/authentication.js";
 interface Review {
   apiVersion: string;
   kind: string;
-  spec: { user?: string; group?: string[]; resourceAttributes?: { verb?: string; resource?: string; namespace?: string }; nonResourceAttributes?: { path?: string } };
+  spec: {
+    user?: string;
+    group?: string[];
+    resourceAttributes?: { verb?: string; resource?: string; namespace?: string };
+    nonResourceAttributes?: { path?: string };
+  };
 }
 
 let dir: string;
@@ -42,9 +47,16 @@ beforeAll(async () => {
       const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Review;
       reviews.push(review);
       // The webhook lets carol read configmaps, and nothing else.
-      const allowed = review.spec.user === "carol" && review.spec.resourceAttributes?.resource === "configmaps" && review.spec.resourceAttributes.verb === "list";
+      const allowed =
+        review.spec.user === "carol" && review.spec.resourceAttributes?.resource === "configmaps" && review.spec.resourceAttributes.verb === "list";
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: "SubjectAccessReview", status: { allowed, ...(allowed ? {} : { reason: "the webhook says no" }) } }));
+      res.end(
+        JSON.stringify({
+          apiVersion: review.apiVersion,
+          kind: "SubjectAccessReview",
+          status: { allowed, ...(allowed ? {} : { reason: "the webhook says no" }) },
+        }),
+      );
     });
   });
   await new Promise<void>((r) => webhook.listen(0, "127.0.0.1", r));
@@ -57,10 +69,14 @@ beforeAll(async () => {
   await writeFile(join(dir, "tokens.csv"), "carol-token,carol,carol-uid,devs\n");
   server = await startAPIServer({
     flags: [
-      "--token-auth-file", join(dir, "tokens.csv"),
-      "--authorization-mode", "RBAC,Webhook",
-      "--authorization-webhook-config-file", join(dir, "authz-webhook.yaml"),
-      "--authorization-webhook-cache-unauthorized-ttl", "0s",
+      "--token-auth-file",
+      join(dir, "tokens.csv"),
+      "--authorization-mode",
+      "RBAC,Webhook",
+      "--authorization-webhook-config-file",
+      join(dir, "authz-webhook.yaml"),
+      "--authorization-webhook-cache-unauthorized-ttl",
+      "0s",
     ],
   });
   ca = await readFile(join(server.dataDir, "ca.crt"), "utf8");

@@ -42,7 +42,14 @@ const bodies = [
   '[{"op":"replace","path":"/metadata/name","value":5}]',
   '[{"op":"nope"}]',
 ];
-const patchTypes = ["application/json", "application/merge-patch+json", "application/json-patch+json", "application/strategic-merge-patch+json", "application/apply-patch+yaml", "text/plain"];
+const patchTypes = [
+  "application/json",
+  "application/merge-patch+json",
+  "application/json-patch+json",
+  "application/strategic-merge-patch+json",
+  "application/apply-patch+yaml",
+  "text/plain",
+];
 
 it("answers malformed bodies and wrong verbs on every resource with a 4xx Status, never a 5xx", async () => {
   const server = new APIServer();

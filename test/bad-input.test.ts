@@ -8,7 +8,15 @@ import { connect as tlsConnect } from "node:tls";
 import { request as httpsRequest } from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryStore } from "@orch/store";
-import { adminRequest, adminTLS, startAPIServer, startInProcessAPIServer, type RawRequest, type RawResponse, type RunningAPIServer } from "./support/apiserver.js";
+import {
+  adminRequest,
+  adminTLS,
+  startAPIServer,
+  startInProcessAPIServer,
+  type RawRequest,
+  type RawResponse,
+  type RunningAPIServer,
+} from "./support/apiserver.js";
 
 interface StatusBody {
   kind: string;
@@ -82,7 +90,9 @@ describe("bad input over HTTPS to orch-apiserver", () => {
 
   it("wrong JSON types: 400 BadRequest naming the field, for create, update and patch", async () => {
     const data = expectStatus(await call({ method: "POST", path: base, ...json({ metadata: { name: "typed" }, data: { a: 1 } }) }), 400, "BadRequest");
-    expect(data.message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number 1 into Go struct field ConfigMap.data of type string');
+    expect(data.message).toBe(
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number 1 into Go struct field ConfigMap.data of type string',
+    );
     const name = expectStatus(await call({ method: "POST", path: base, ...json({ metadata: { name: 5 } }) }), 400, "BadRequest");
     expect(name.message).toContain("ConfigMap.metadata.name of type string");
     expectStatus(await call({ method: "POST", path: base, ...json([1, 2]) }), 400, "BadRequest");
@@ -110,7 +120,9 @@ describe("bad input over HTTPS to orch-apiserver", () => {
     const large = await call({ method: "POST", path: base, ...json({ metadata: { name: "large" }, data: { blob: "x".repeat(1024 * 1024 + 1) } }) });
     const invalid = expectStatus(large, 422, "Invalid");
     // On the whole object, as the reference reports it (an empty field path).
-    expect(invalid.details?.causes).toEqual([{ reason: "FieldValueTooLong", field: "", message: expect.stringContaining(`must have at most ${1024 * 1024} bytes`) }]);
+    expect(invalid.details?.causes).toEqual([
+      { reason: "FieldValueTooLong", field: "", message: expect.stringContaining(`must have at most ${1024 * 1024} bytes`) },
+    ]);
     expect((await call({ path: `${base}/big` })).status).toBe(404);
     expect((await call({ path: `${base}/large` })).status).toBe(404);
     await expectStillServing();
@@ -119,7 +131,13 @@ describe("bad input over HTTPS to orch-apiserver", () => {
   it("an unknown verb or path: 405 MethodNotAllowed and 404 NotFound", async () => {
     expectStatus(await call({ method: "PROPFIND", path: base }), 405, "MethodNotAllowed");
     expectStatus(await call({ method: "PROPFIND", path: `${base}/keep` }), 405, "MethodNotAllowed");
-    for (const path of ["/api/v1/nothings", "/api/v1/namespaces/bad-input/nothings/x", "/apis/nope.example.com/v1/things", "/not/an/api", `${base}/keep/nosuchsub`]) {
+    for (const path of [
+      "/api/v1/nothings",
+      "/api/v1/namespaces/bad-input/nothings/x",
+      "/apis/nope.example.com/v1/things",
+      "/not/an/api",
+      `${base}/keep/nosuchsub`,
+    ]) {
       const status = expectStatus(await call({ path }), 404, "NotFound");
       expect(status.message).toBe("the server could not find the requested resource");
     }
@@ -215,7 +233,12 @@ describe("bad input over HTTPS to orch-apiserver", () => {
   });
 
   it("a non-numeric resourceVersion: 400 BadRequest on get, list and watch", async () => {
-    for (const path of [`${base}/keep?resourceVersion=abc`, `${base}?resourceVersion=1.5`, `${base}?watch=1&resourceVersion=-3`, `${base}?resourceVersion=1&resourceVersionMatch=Sometimes`]) {
+    for (const path of [
+      `${base}/keep?resourceVersion=abc`,
+      `${base}?resourceVersion=1.5`,
+      `${base}?watch=1&resourceVersion=-3`,
+      `${base}?resourceVersion=1&resourceVersionMatch=Sometimes`,
+    ]) {
       expectStatus(await call({ path }), 400, "BadRequest");
     }
     await expectStillServing();
@@ -238,20 +261,22 @@ describe("bad input over HTTPS to orch-apiserver", () => {
     const tls = await adminTLS(server.dataDir);
     // Twenty watches, each torn down after its first event (the synthetic ADDED of keep).
     await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        new Promise<void>((resolve, reject) => {
-          const req = httpsRequest(`${server.url}${base}?watch=1${i % 2 ? "&labelSelector=a%3Db" : ""}`, { ...tls, agent: false, timeout: 10_000 }, (res) => {
-            expect(res.statusCode).toBe(200);
-            res.setEncoding("utf8").once("data", (chunk: string) => {
-              expect(JSON.parse(chunk.split("\n")[0]!)).toMatchObject({ type: "ADDED", object: { metadata: { name: "keep" } } });
-              req.destroy();
-              resolve();
+      Array.from(
+        { length: 20 },
+        (_, i) =>
+          new Promise<void>((resolve, reject) => {
+            const req = httpsRequest(`${server.url}${base}?watch=1${i % 2 ? "&labelSelector=a%3Db" : ""}`, { ...tls, agent: false, timeout: 10_000 }, (res) => {
+              expect(res.statusCode).toBe(200);
+              res.setEncoding("utf8").once("data", (chunk: string) => {
+                expect(JSON.parse(chunk.split("\n")[0]!)).toMatchObject({ type: "ADDED", object: { metadata: { name: "keep" } } });
+                req.destroy();
+                resolve();
+              });
             });
-          });
-          req.on("timeout", () => req.destroy(new Error("watch did not start")));
-          req.on("error", (e: NodeJS.ErrnoException) => (e.code === "ECONNRESET" ? undefined : reject(e)));
-          req.end();
-        }),
+            req.on("timeout", () => req.destroy(new Error("watch did not start")));
+            req.on("error", (e: NodeJS.ErrnoException) => (e.code === "ECONNRESET" ? undefined : reject(e)));
+            req.end();
+          }),
       ),
     );
     // A watch abandoned while still waiting for its first event.
@@ -274,7 +299,9 @@ describe("bad input over HTTPS to orch-apiserver", () => {
           const lines = text.split("\n").filter(Boolean);
           if (lines.length >= 2) {
             req.destroy();
-            resolve(lines.map((l) => (JSON.parse(l) as { type: string; object: { metadata: { name: string } } })).map((e) => `${e.type} ${e.object.metadata.name}`));
+            resolve(
+              lines.map((l) => JSON.parse(l) as { type: string; object: { metadata: { name: string } } }).map((e) => `${e.type} ${e.object.metadata.name}`),
+            );
           }
         });
         res.on("end", () => reject(new Error(`watch ended with only: ${text}`)));

@@ -69,7 +69,9 @@ async function kubectlWithCertificate(user: string, cert: string, key: string): 
       apiVersion: "v1",
       kind: "Config",
       clusters: [cluster],
-      users: [{ name: user, user: { "client-certificate-data": Buffer.from(cert).toString("base64"), "client-key-data": Buffer.from(key).toString("base64") } }],
+      users: [
+        { name: user, user: { "client-certificate-data": Buffer.from(cert).toString("base64"), "client-key-data": Buffer.from(key).toString("base64") } },
+      ],
       contexts: [{ name: user, context: { cluster: cluster.name, user } }],
       "current-context": user,
     }),
@@ -88,7 +90,9 @@ describe("kubectl certificate approve and deny (--domain k8s.io)", () => {
   });
 
   it("approves alice's request with the reference's line; csrsigning issues a certificate for CN=alice from the cluster CA", async () => {
-    expect(await ok(admin, ["create", "-f", "-"], { input: csrManifest("alice", alice.request) })).toBe("certificatesigningrequest.certificates.k8s.io/alice created\n");
+    expect(await ok(admin, ["create", "-f", "-"], { input: csrManifest("alice", alice.request) })).toBe(
+      "certificatesigningrequest.certificates.k8s.io/alice created\n",
+    );
     expect(await ok(admin, ["certificate", "approve", "alice"])).toBe("certificatesigningrequest.certificates.k8s.io/alice approved\n");
 
     let encoded = "";

@@ -78,7 +78,12 @@ async function expectKubectlWorks(kubeconfigPath: string): Promise<void> {
 }
 
 /** Writes a kubeconfig of one cluster, user and context into `into`; its path. */
-async function writeConfig(into: string, cluster: Record<string, unknown>, user: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<string> {
+async function writeConfig(
+  into: string,
+  cluster: Record<string, unknown>,
+  user: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   await mkdir(into, { recursive: true });
   const path = join(into, "config");
   await writeFile(
@@ -224,7 +229,9 @@ describe("clientFromConfig with a bad file", () => {
   it("names the missing CA file, the cluster pointing at it and its file", async () => {
     const path = await writeConfig(join(dir, "missing-ca"), { "certificate-authority": "gone/ca.crt" }, { token: users.first.token });
     const error = await errorOf({ kubeconfig: path });
-    expect(error.message).toMatch(new RegExp(`^cluster "orch" in ${path}: cannot read certificate-authority ${join(dir, "missing-ca", "gone", "ca.crt")}: ENOENT`));
+    expect(error.message).toMatch(
+      new RegExp(`^cluster "orch" in ${path}: cannot read certificate-authority ${join(dir, "missing-ca", "gone", "ca.crt")}: ENOENT`),
+    );
     expect(error.entry).toBe('cluster "orch"');
   });
 });

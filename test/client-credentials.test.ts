@@ -75,11 +75,35 @@ function signedClientCertificate(dataDir: string, subject: string, name: string)
   const crt = join(dir, `${name}.crt`);
   const ext = join(dir, `${name}.ext`);
   writeFileSync(ext, "extendedKeyUsage=clientAuth\n");
-  execFileSync("openssl", ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", subject, "-keyout", key, "-out", csr], { stdio: "ignore", timeout: 10_000 });
-  execFileSync("openssl", ["x509", "-req", "-in", csr, "-CA", join(dataDir, "ca.crt"), "-CAkey", join(dataDir, "ca.key"), "-set_serial", `0x${randomBytes(8).toString("hex")}`, "-days", "1", "-extfile", ext, "-out", crt], {
+  execFileSync("openssl", ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", subject, "-keyout", key, "-out", csr], {
     stdio: "ignore",
     timeout: 10_000,
   });
+  execFileSync(
+    "openssl",
+    [
+      "x509",
+      "-req",
+      "-in",
+      csr,
+      "-CA",
+      join(dataDir, "ca.crt"),
+      "-CAkey",
+      join(dataDir, "ca.key"),
+      "-set_serial",
+      `0x${randomBytes(8).toString("hex")}`,
+      "-days",
+      "1",
+      "-extfile",
+      ext,
+      "-out",
+      crt,
+    ],
+    {
+      stdio: "ignore",
+      timeout: 10_000,
+    },
+  );
   return { certificate: readFileSync(crt, "utf8"), key: readFileSync(key, "utf8") };
 }
 
@@ -176,7 +200,9 @@ describe("a Client over HTTPS with credentials from a plugin (orch.io)", () => {
     const plugin = await sequencePlugin("broken", [{ apiVersion: v1, kind: "ExecCredential", status: { clientCertificateData: "only a certificate" } }]);
     const source = execCredentialSource({ exec: execConfig(plugin.path, v1), userName: "plugin", configFile: join(dir, "kubeconfig"), stdin: undefined });
     const { client, agents } = clientWith(source);
-    await expect(whoami(client)).rejects.toThrow(`getting credentials for user "plugin" in ${join(dir, "kubeconfig")}: exec plugin: returned only clientCertificateData`);
+    await expect(whoami(client)).rejects.toThrow(
+      `getting credentials for user "plugin" in ${join(dir, "kubeconfig")}: exec plugin: returned only clientCertificateData`,
+    );
     expect(agents()).toBe(0);
   });
 });
@@ -186,7 +212,10 @@ describe("a Client over HTTPS with credentials from a plugin (orch.io)", () => {
  * token buys an id_token it signs with `claims`. Records each grant as
  * `<grant_type> <refresh_token> <Authorization header>`.
  */
-async function startTokenEndpoint(fx: AuthenticationFixture, claims: JWTPayload): Promise<{ url: string; ca: string; grants: string[]; close: () => Promise<void> }> {
+async function startTokenEndpoint(
+  fx: AuthenticationFixture,
+  claims: JWTPayload,
+): Promise<{ url: string; ca: string; grants: string[]; close: () => Promise<void> }> {
   const ca = await selfSignedCA("CN=token-endpoint-ca");
   const serving = await servingCertificate(ca);
   const grants: string[] = [];
@@ -279,7 +308,9 @@ describe("kubectl and the Client against orch-apiserver --domain k8s.io", () => 
     const v1 = "client.authentication.k8s.io/v1";
     const plugin = await sequencePlugin("kubectl", [{ apiVersion: v1, kind: "ExecCredential", status: { token: alice.token } }]);
     // A relative command resolves against the kubeconfig's directory.
-    const kubectl = await kubectlFor({ kubeconfigPath: await kubeconfigWith("kubectl", { exec: { apiVersion: v1, command: "./plugin", interactiveMode: "Never" } }) });
+    const kubectl = await kubectlFor({
+      kubeconfigPath: await kubeconfigWith("kubectl", { exec: { apiVersion: v1, command: "./plugin", interactiveMode: "Never" } }),
+    });
     try {
       const list = await kubectl(["get", "namespaces", "-o", "name"]);
       expect(list.stderr).toBe("");
@@ -339,7 +370,10 @@ describe("kubectl and the Client against orch-apiserver --domain k8s.io", () => 
       // An id-token that has not expired but that the server refuses (an unknown key) is refreshed on the 401.
       const unknownKey = await fx.issuer.newKey("unpublished");
       const refused = await fx.issuer.sign(unknownKey, claims);
-      expect((await whoami(oidcCredentialSource({ config: { ...config, "id-token": refused, "refresh-token": "refresh-2" }, userName: "erin", persist }))).status.userInfo).toEqual(erin);
+      expect(
+        (await whoami(oidcCredentialSource({ config: { ...config, "id-token": refused, "refresh-token": "refresh-2" }, userName: "erin", persist }))).status
+          .userInfo,
+      ).toEqual(erin);
       expect(endpoint.grants).toEqual([`refresh_token refresh-1 ${basic}`, `refresh_token refresh-2 ${basic}`]);
     } finally {
       await endpoint.close();
@@ -354,7 +388,10 @@ describe("kubectl and the Client against orch-apiserver --domain k8s.io", () => 
       try {
         const whoami = await kubectl(["auth", "whoami", "-o", "json"]);
         expect(whoami.code).toBe(0);
-        expect((JSON.parse(whoami.stdout) as { status: { userInfo: unknown } }).status.userInfo).toEqual({ username: "erin@example.com", groups: ["oidc:dev", "system:authenticated"] });
+        expect((JSON.parse(whoami.stdout) as { status: { userInfo: unknown } }).status.userInfo).toEqual({
+          username: "erin@example.com",
+          groups: ["oidc:dev", "system:authenticated"],
+        });
       } finally {
         await kubectl.close();
       }

@@ -12,7 +12,15 @@ import { startAPIServer, startInProcessAPIServer, type RunningAPIServer } from "
 /** A failure as the client surfaces it: `ApiException` with the HTTP code and the Status body. */
 interface Failure {
   code: number;
-  status: { kind?: string; apiVersion?: string; status?: string; reason?: string; code?: number; message?: string; details?: { name?: string; kind?: string; causes?: { reason?: string; field?: string; message?: string }[] } };
+  status: {
+    kind?: string;
+    apiVersion?: string;
+    status?: string;
+    reason?: string;
+    code?: number;
+    message?: string;
+    details?: { name?: string; kind?: string; causes?: { reason?: string; field?: string; message?: string }[] };
+  };
 }
 
 async function failure(promise: Promise<unknown>): Promise<Failure> {
@@ -91,10 +99,15 @@ class ReconnectingWatch extends k8s.Watch {
   ): Promise<AbortController> {
     this.calls.push({ ...queryParams });
     if (this.#gate) await this.#gate;
-    return super.watch(path, { ...queryParams, timeoutSeconds: this.timeoutSeconds }, (phase, obj, raw) => {
-      this.events.push({ type: phase, object: obj as WatchEvent["object"] });
-      callback(phase, obj, raw);
-    }, done);
+    return super.watch(
+      path,
+      { ...queryParams, timeoutSeconds: this.timeoutSeconds },
+      (phase, obj, raw) => {
+        this.events.push({ type: phase, object: obj as WatchEvent["object"] });
+        callback(phase, obj, raw);
+      },
+      done,
+    );
   }
 }
 
@@ -368,13 +381,20 @@ describe("@kubernetes/client-node against orch-apiserver (default domain, core g
       status: "Failure",
       reason: "Conflict",
       code: 409,
-      message: 'Operation cannot be fulfilled on configmaps "taken": the object has been modified; please apply your changes to the latest version and try again',
+      message:
+        'Operation cannot be fulfilled on configmaps "taken": the object has been modified; please apply your changes to the latest version and try again',
     });
     expect((await core.readNamespacedConfigMap({ namespace: ns, name: "taken" })).data).toEqual({ v: "2" });
 
     const missing = await failure(core.readNamespacedConfigMap({ namespace: ns, name: "nope" }));
     expect(missing.code).toBe(404);
-    expect(missing.status).toMatchObject({ status: "Failure", reason: "NotFound", code: 404, message: 'configmaps "nope" not found', details: { name: "nope", kind: "configmaps" } });
+    expect(missing.status).toMatchObject({
+      status: "Failure",
+      reason: "NotFound",
+      code: 404,
+      message: 'configmaps "nope" not found',
+      details: { name: "nope", kind: "configmaps" },
+    });
     const noNamespace = await failure(core.createNamespacedConfigMap({ namespace: "no-such-ns", body: { metadata: { name: "x" } } }));
     expect(noNamespace.code).toBe(404);
     expect(noNamespace.status).toMatchObject({ reason: "NotFound", message: 'namespaces "no-such-ns" not found' });
@@ -382,7 +402,9 @@ describe("@kubernetes/client-node against orch-apiserver (default domain, core g
     const invalid = await failure(core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: "Bad_Name" }, data: { "a b": "x" } } }));
     expect(invalid.code).toBe(422);
     expect(invalid.status).toMatchObject({ status: "Failure", reason: "Invalid", code: 422, details: { name: "Bad_Name", kind: "ConfigMap" } });
-    expect(invalid.status.message).toMatch(/^ConfigMap "Bad_Name" is invalid: \[metadata\.name: Invalid value: "Bad_Name": .*, data\[a b\]: Invalid value: "a b": /);
+    expect(invalid.status.message).toMatch(
+      /^ConfigMap "Bad_Name" is invalid: \[metadata\.name: Invalid value: "Bad_Name": .*, data\[a b\]: Invalid value: "a b": /,
+    );
     expect(invalid.status.details?.causes?.map((c) => [c.reason, c.field])).toEqual([
       ["FieldValueInvalid", "metadata.name"],
       ["FieldValueInvalid", "data[a b]"],
@@ -471,7 +493,10 @@ describe("@kubernetes/client-node against orch-apiserver --domain k8s.io (coordi
     const renew = new Date("2026-11-21T20:49:14.123Z");
     const created = await coordination.createNamespacedLease({
       namespace: "lease-a",
-      body: { metadata: { name: "leader", labels: { role: "controller" } }, spec: { holderIdentity: "pod-1", leaseDurationSeconds: 15, renewTime: renew, acquireTime: renew } },
+      body: {
+        metadata: { name: "leader", labels: { role: "controller" } },
+        spec: { holderIdentity: "pod-1", leaseDurationSeconds: 15, renewTime: renew, acquireTime: renew },
+      },
     });
     expect(created.apiVersion).toBe("coordination.k8s.io/v1");
     expect(created.kind).toBe("Lease");
@@ -490,7 +515,10 @@ describe("@kubernetes/client-node against orch-apiserver --domain k8s.io (coordi
       ["lease-a", "l2", "controller"],
       ["lease-b", "l4", "controller"],
     ] as const) {
-      await coordination.createNamespacedLease({ namespace: ns, body: { metadata: { name, labels: { set: "paging", role } }, spec: { holderIdentity: name } } });
+      await coordination.createNamespacedLease({
+        namespace: ns,
+        body: { metadata: { name, labels: { set: "paging", role } }, spec: { holderIdentity: name } },
+      });
     }
     const seen: string[] = [];
     const versions = new Set<string>();
@@ -518,7 +546,10 @@ describe("@kubernetes/client-node against orch-apiserver --domain k8s.io (coordi
     const start = await coordination.listNamespacedLease({ namespace: "lease-b" });
     const watch = await openWatch(kc, "/apis/coordination.k8s.io/v1/namespaces/lease-b/leases", { resourceVersion: start.metadata!.resourceVersion! });
     try {
-      await coordination.createNamespacedLease({ namespace: "lease-b", body: { metadata: { name: "hb" }, spec: { holderIdentity: "n1", leaseDurationSeconds: 40 } } });
+      await coordination.createNamespacedLease({
+        namespace: "lease-b",
+        body: { metadata: { name: "hb" }, spec: { holderIdentity: "n1", leaseDurationSeconds: 40 } },
+      });
       const current = await coordination.readNamespacedLease({ namespace: "lease-b", name: "hb" });
       await coordination.replaceNamespacedLease({ namespace: "lease-b", name: "hb", body: { ...current, spec: { ...current.spec, renewTime: new Date() } } });
       await coordination.deleteNamespacedLease({ namespace: "lease-b", name: "hb" });
@@ -536,20 +567,31 @@ describe("@kubernetes/client-node against orch-apiserver --domain k8s.io (coordi
   it("surfaces a stale update as 409 Conflict and a bad spec as 422 with the field", async () => {
     const created = await coordination.createNamespacedLease({ namespace: "lease-a", body: { metadata: { name: "cas" }, spec: { holderIdentity: "x" } } });
     await coordination.replaceNamespacedLease({ namespace: "lease-a", name: "cas", body: { ...created, spec: { holderIdentity: "y" } } });
-    const stale = await failure(coordination.replaceNamespacedLease({ namespace: "lease-a", name: "cas", body: { ...created, spec: { holderIdentity: "z" } } }));
+    const stale = await failure(
+      coordination.replaceNamespacedLease({ namespace: "lease-a", name: "cas", body: { ...created, spec: { holderIdentity: "z" } } }),
+    );
     expect(stale.code).toBe(409);
     expect(stale.status).toMatchObject({
       reason: "Conflict",
-      message: 'Operation cannot be fulfilled on leases.coordination.k8s.io "cas": the object has been modified; please apply your changes to the latest version and try again',
+      message:
+        'Operation cannot be fulfilled on leases.coordination.k8s.io "cas": the object has been modified; please apply your changes to the latest version and try again',
       details: { name: "cas", group: "coordination.k8s.io", kind: "leases" },
     });
-    const invalid = await failure(coordination.createNamespacedLease({ namespace: "lease-a", body: { metadata: { name: "bad" }, spec: { leaseDurationSeconds: 0 } } }));
+    const invalid = await failure(
+      coordination.createNamespacedLease({ namespace: "lease-a", body: { metadata: { name: "bad" }, spec: { leaseDurationSeconds: 0 } } }),
+    );
     expect(invalid.code).toBe(422);
     expect(invalid.status).toMatchObject({ reason: "Invalid", details: { name: "bad", group: "coordination.k8s.io", kind: "Lease" } });
     expect(invalid.status.message).toBe('Lease.coordination.k8s.io "bad" is invalid: spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0');
-    expect(invalid.status.details?.causes).toEqual([{ reason: "FieldValueInvalid", field: "spec.leaseDurationSeconds", message: "Invalid value: 0: must be greater than 0" }]);
+    expect(invalid.status.details?.causes).toEqual([
+      { reason: "FieldValueInvalid", field: "spec.leaseDurationSeconds", message: "Invalid value: 0: must be greater than 0" },
+    ]);
     const missing = await failure(coordination.readNamespacedLease({ namespace: "lease-a", name: "gone" }));
     expect(missing.code).toBe(404);
-    expect(missing.status).toMatchObject({ reason: "NotFound", message: 'leases.coordination.k8s.io "gone" not found', details: { name: "gone", group: "coordination.k8s.io", kind: "leases" } });
+    expect(missing.status).toMatchObject({
+      reason: "NotFound",
+      message: 'leases.coordination.k8s.io "gone" not found',
+      details: { name: "gone", group: "coordination.k8s.io", kind: "leases" },
+    });
   });
 });

@@ -34,7 +34,12 @@ interface Lease {
 }
 
 /** Polls `check` (a failed check, e.g. while the server restarts, counts as false) until it holds; fails after `ms`, naming `what`. */
-const eventually = (what: string, check: () => Promise<boolean>, ms = 15_000): Promise<void> => until(() => check().catch(() => false), () => what, ms);
+const eventually = (what: string, check: () => Promise<boolean>, ms = 15_000): Promise<void> =>
+  until(
+    () => check().catch(() => false),
+    () => what,
+    ms,
+  );
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -96,11 +101,15 @@ async function startManager(kubeconfig: string, started: Manager[]): Promise<Man
 
 /** How many times `manager` logged that it deletes ConfigMap `default/<name>`. */
 function deletions(manager: Manager, name: string): number {
-  return manager.stderr().split("\n").filter((line) => line.startsWith(`orch-controller-manager: garbagecollector: deleting ConfigMap default/${name} (`)).length;
+  return manager
+    .stderr()
+    .split("\n")
+    .filter((line) => line.startsWith(`orch-controller-manager: garbagecollector: deleting ConfigMap default/${name} (`)).length;
 }
 
 /** The lines a manager writes in this file: its deletions, its informers' failed lists and watches (an outage of the server), and the notice of a CSR signer without a CA (at each term of leadership). */
-const expectedLine = /^orch-controller-manager: (garbagecollector: deleting ConfigMap default\/\S+ \(Background\): .*|informer of \S+: .*|csrsigning: no cluster signing CA was given: not signing certificate requests)$/;
+const expectedLine =
+  /^orch-controller-manager: (garbagecollector: deleting ConfigMap default\/\S+ \(Background\): .*|informer of \S+: .*|csrsigning: no cluster signing CA was given: not signing certificate requests)$/;
 
 /** The lines of `text` a manager is not expected to write (errors of its loops or of its election among them). */
 function unexpectedLines(text: string): string[] {
@@ -135,7 +144,11 @@ describe("orch-controller-manager against an orch-apiserver on etcd that restart
     const uid = (created.json as ConfigMap).metadata.uid;
     for (const suffix of ["a", "b"]) {
       const ownerReferences = [{ apiVersion: "v1", kind: "ConfigMap", name: owner, uid, ...(blockOwnerDeletion ? { blockOwnerDeletion } : {}) }];
-      const dependent = await request("POST", "/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${owner}-${suffix}`, ownerReferences } });
+      const dependent = await request("POST", "/api/v1/namespaces/default/configmaps", {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: `${owner}-${suffix}`, ownerReferences },
+      });
       expect(dependent.status, dependent.text).toBe(201);
     }
   };
@@ -243,7 +256,11 @@ describe("orch-controller-manager against an orch-apiserver on etcd that restart
     expect(await first.stop()).toEqual({ code: 0, signal: null });
     await ownerWithDependents("takeover");
     await deleteOwner("takeover", "Background");
-    await eventually("the second manager collects the dependents of takeover", async () => (await remaining("takeover")).length === 0, 20_000 - (Date.now() - stoppedAt));
+    await eventually(
+      "the second manager collects the dependents of takeover",
+      async () => (await remaining("takeover")).length === 0,
+      20_000 - (Date.now() - stoppedAt),
+    );
     const next = await holder();
     expect(next).not.toBe(leader);
     expect(next.startsWith(`${hostname()}_`), next).toBe(true);

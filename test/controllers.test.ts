@@ -22,7 +22,12 @@ interface ConfigMap {
 /** Creates ConfigMap `owner` and two ConfigMaps owned by it (`<owner>-a`, `<owner>-b`) in `default`. */
 async function ownerWithDependents(server: RunningAPIServer, owner: string): Promise<void> {
   const post = (body: unknown) =>
-    adminRequest(server, { method: "POST", path: "/api/v1/namespaces/default/configmaps", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    adminRequest(server, {
+      method: "POST",
+      path: "/api/v1/namespaces/default/configmaps",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
   const created = await post({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: owner } });
   expect(created.status).toBe(201);
   const uid = (created.json as ConfigMap).metadata.uid;
@@ -66,7 +71,11 @@ describe("orch-apiserver with its in-process controllers", () => {
     await ownerWithDependents(server, "bg");
     const deleted = await kubectl(["delete", "configmap", "bg", "--cascade=background"], { timeoutSeconds: 30 });
     expect(deleted.code, deleted.stderr).toBe(0);
-    await until(async () => (await dependents(server, "bg")).size === 0, () => "the dependents of bg to be collected", 10_000);
+    await until(
+      async () => (await dependents(server, "bg")).size === 0,
+      () => "the dependents of bg to be collected",
+      10_000,
+    );
   });
 
   it("kubectl delete --cascade=orphan keeps the dependents, without their ownerReferences", async () => {
@@ -104,7 +113,9 @@ describe("orch-controller-manager", () => {
     expect((await dependents(server, "before")).size).toBe(2);
 
     const child = spawn(controllerManagerBin, ["--kubeconfig", server.kubeconfigPath], { stdio: ["ignore", "pipe", "pipe"] });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once("exit", (code, signal) => resolve({ code, signal })),
+    );
     let stdout = "";
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
@@ -119,10 +130,18 @@ describe("orch-controller-manager", () => {
       });
       expect(stdout).toBe("orch-controller-manager ready\n");
       // Dependents of an owner deleted before it started, and after.
-      await until(async () => (await dependents(server, "before")).size === 0, () => "the dependents of before to be collected", 15_000);
+      await until(
+        async () => (await dependents(server, "before")).size === 0,
+        () => "the dependents of before to be collected",
+        15_000,
+      );
       await ownerWithDependents(server, "after");
       expect((await adminRequest(server, { method: "DELETE", path: "/api/v1/namespaces/default/configmaps/after" })).status).toBe(200);
-      await until(async () => (await dependents(server, "after")).size === 0, () => "the dependents of after to be collected", 15_000);
+      await until(
+        async () => (await dependents(server, "after")).size === 0,
+        () => "the dependents of after to be collected",
+        15_000,
+      );
       const lease = await adminRequest(server, { path: "/apis/coordination.orch.io/v1/namespaces/orch-system/leases/orch-controller-manager" });
       expect(lease.status).toBe(200);
     } finally {

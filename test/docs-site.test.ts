@@ -17,7 +17,9 @@ const typedocBin = join(root, "node_modules/typedoc/bin/typedoc");
 
 /** The markdown users read: the root README, the guides, and every package README. */
 function markdownFiles(): string[] {
-  const docs = readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => join(root, "docs", f));
+  const docs = readdirSync(join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => join(root, "docs", f));
   const packages = readdirSync(join(root, "packages"))
     .map((p) => join(root, "packages", p, "README.md"))
     .filter((f) => existsSync(f));
@@ -132,7 +134,13 @@ describe("the README of @orch/resources", () => {
     const catalog = readme.slice(readme.indexOf("## The catalog"));
     const listed = new Map<string, string[]>();
     for (const [, group = "", kinds = ""] of catalog.matchAll(/^\| (core|`[^`]+`)[^|]*\| ([^|]+) \|$/gm)) {
-      listed.set(group === "core" ? "" : group.slice(1, -1), kinds.split(",").map((k) => k.trim()).sort());
+      listed.set(
+        group === "core" ? "" : group.slice(1, -1),
+        kinds
+          .split(",")
+          .map((k) => k.trim())
+          .sort(),
+      );
     }
     const actual = new Map<string, string[]>();
     for (const type of builtinResources) actual.set(type.group, [...(actual.get(type.group) ?? []), type.kind].sort());

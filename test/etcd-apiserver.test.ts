@@ -50,7 +50,12 @@ describe("orch-apiserver --etcd-servers", () => {
     const a = await start(["--etcd-prefix", "/tenant-a"]);
     const b = await start(["--etcd-prefix", "/tenant-b"]);
     const body = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "only-a" } });
-    const created = await adminRequest(a, { method: "POST", path: "/api/v1/namespaces/default/configmaps", headers: { "content-type": "application/json" }, body });
+    const created = await adminRequest(a, {
+      method: "POST",
+      path: "/api/v1/namespaces/default/configmaps",
+      headers: { "content-type": "application/json" },
+      body,
+    });
     expect(created.status).toBe(201);
     expect((await adminRequest(b, { path: "/api/v1/namespaces/default/configmaps/only-a" })).status).toBe(404);
   });

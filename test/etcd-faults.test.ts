@@ -64,24 +64,20 @@ async function client(server: RunningAPIServer, timeoutMs = 20_000): Promise<Cal
   agents.push(agent);
   return (method, path, body) =>
     new Promise<Reply>((resolve, reject) => {
-      const req = httpsRequest(
-        `${server.url}${path}`,
-        { agent, method, headers: body === undefined ? {} : { "content-type": "application/json" } },
-        (res) => {
-          let text = "";
-          res.setEncoding("utf8").on("data", (c: string) => (text += c));
-          res.on("error", reject);
-          res.on("end", () => {
-            let json: unknown;
-            try {
-              json = text === "" ? undefined : (JSON.parse(text) as unknown);
-            } catch {
-              json = text;
-            }
-            resolve({ status: res.statusCode ?? 0, json });
-          });
-        },
-      );
+      const req = httpsRequest(`${server.url}${path}`, { agent, method, headers: body === undefined ? {} : { "content-type": "application/json" } }, (res) => {
+        let text = "";
+        res.setEncoding("utf8").on("data", (c: string) => (text += c));
+        res.on("error", reject);
+        res.on("end", () => {
+          let json: unknown;
+          try {
+            json = text === "" ? undefined : (JSON.parse(text) as unknown);
+          } catch {
+            json = text;
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+      });
       requests.add(req);
       const timer = setTimeout(() => req.destroy(new Error(`${method} ${path} took longer than ${timeoutMs} ms`)), timeoutMs);
       req.on("close", () => {
@@ -201,7 +197,12 @@ describe("etcd faults under two orch-apiservers over a 3-member etcd cluster", (
           unsure.set(name, new Set([value]));
         }
         // The counter: create once, then PUT at the last resourceVersion this worker saw.
-        const body = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: counter, ...(rv === undefined ? {} : { resourceVersion: rv }) }, data: { v: value } };
+        const body = {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: counter, ...(rv === undefined ? {} : { resourceVersion: rv }) },
+          data: { v: value },
+        };
         const put = rv === undefined ? await call("POST", configmaps, body) : await call("PUT", `${configmaps}/${counter}`, body);
         if (put.status === 200 || put.status === 201) {
           rv = (put.json as ConfigMap).metadata.resourceVersion;
@@ -321,7 +322,10 @@ describe("the whole etcd lost while serving (single member)", () => {
       const writer = (async () => {
         for (let i = 0; running && i < 2000; i++) {
           const name = `lost-${i}`;
-          outcomes.set(name, await call("POST", configmaps, { apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { i: String(i), pad: "x".repeat(2000) } }));
+          outcomes.set(
+            name,
+            await call("POST", configmaps, { apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { i: String(i), pad: "x".repeat(2000) } }),
+          );
         }
       })();
       await until(() => outcomes.size >= 20, 10_000, "writes before etcd stops");
@@ -358,7 +362,10 @@ describe("the whole etcd lost while serving (single member)", () => {
       }
       const after = await call("POST", configmaps, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "after-return" } });
       expect(after.status).toBe(201);
-      const resumed = await openWatch(server, `${configmaps}?watch=1&resourceVersion=${(list.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion}&timeoutSeconds=10`);
+      const resumed = await openWatch(
+        server,
+        `${configmaps}?watch=1&resourceVersion=${(list.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion}&timeoutSeconds=10`,
+      );
       try {
         expect(resumed.status).toBe(200);
         await until(() => resumed.events.some((e) => e.object.metadata.name === "after-return"), 10_000, "a watch after etcd returned");

@@ -116,10 +116,14 @@ describe("orch-apiserver --etcd-servers=https://... with --etcd-cafile, --etcd-c
   it("keeps objects in an etcd that requires client certificates, and reports it ready", async () => {
     const server = await startAPIServer({
       flags: [
-        "--etcd-servers", mutual.endpoints.join(","),
-        "--etcd-cafile", pki.files.ca,
-        "--etcd-certfile", pki.files.clientCert,
-        "--etcd-keyfile", pki.files.clientKey,
+        "--etcd-servers",
+        mutual.endpoints.join(","),
+        "--etcd-cafile",
+        pki.files.ca,
+        "--etcd-certfile",
+        pki.files.clientCert,
+        "--etcd-keyfile",
+        pki.files.clientKey,
       ],
     });
     servers.push(server);

@@ -27,7 +27,11 @@ afterAll(async () => {
 /** Polls `read` until `done` holds of its answer, 10 s at most (then fails, naming `what`); resolves with that answer. */
 async function answer<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
   let value: T | undefined;
-  await until(async () => done((value = await read())), () => what, 10_000);
+  await until(
+    async () => done((value = await read())),
+    () => what,
+    10_000,
+  );
   return value as T;
 }
 
@@ -39,7 +43,12 @@ function untrusted(url: string, path: string): Promise<RawResponse> {
 describe("joining a node with a bootstrap token", () => {
   it("reads and verifies cluster-info, gets a node certificate approved and signed, and uses it", async () => {
     const token = generateBootstrapToken();
-    const created = await adminRequest(server, { method: "POST", path: "/api/v1/namespaces/orch-system/secrets", headers: { "content-type": "application/json" }, body: JSON.stringify(bootstrapTokenSecret(token)) });
+    const created = await adminRequest(server, {
+      method: "POST",
+      path: "/api/v1/namespaces/orch-system/secrets",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(bootstrapTokenSecret(token)),
+    });
     expect(created.status).toBe(201);
 
     // 1. cluster-info, read anonymously without trusting the server yet, signed for this token.
@@ -63,11 +72,22 @@ describe("joining a node with a bootstrap token", () => {
       apiVersion: "certificates.orch.io/v1",
       kind: "CertificateSigningRequest",
       metadata: { name: "node-csr-joiner" },
-      spec: { request: Buffer.from(pkcs10).toString("base64"), signerName: "orch.io/orch-apiserver-client-nodeagent", usages: ["digital signature", "key encipherment", "client auth"] },
+      spec: {
+        request: Buffer.from(pkcs10).toString("base64"),
+        signerName: "orch.io/orch-apiserver-client-nodeagent",
+        usages: ["digital signature", "key encipherment", "client auth"],
+      },
     };
-    const posted = await httpsRequestTo(server.url, { ca }, { method: "POST", path: "/apis/certificates.orch.io/v1/certificatesigningrequests", headers: asToken, body: JSON.stringify(request) });
+    const posted = await httpsRequestTo(
+      server.url,
+      { ca },
+      { method: "POST", path: "/apis/certificates.orch.io/v1/certificatesigningrequests", headers: asToken, body: JSON.stringify(request) },
+    );
     expect(posted.status).toBe(201);
-    expect((posted.json as { spec: { username: string; groups: string[] } }).spec).toMatchObject({ username: `system:bootstrap:${id}`, groups: expect.arrayContaining(["system:bootstrappers"]) as unknown });
+    expect((posted.json as { spec: { username: string; groups: string[] } }).spec).toMatchObject({
+      username: `system:bootstrap:${id}`,
+      groups: expect.arrayContaining(["system:bootstrappers"]) as unknown,
+    });
 
     // 3. Approved by csrapproving, signed by csrsigning.
     const signed = await answer(
@@ -81,12 +101,16 @@ describe("joining a node with a bootstrap token", () => {
     expect(new X509Certificate(certificate).subject).toBe("O=system:nodes\nCN=system:node:joiner");
 
     // 4. The new certificate is an identity the server trusts at once.
-    const review = await httpsRequestTo(server.url, { ca, cert: certificate, key }, {
-      method: "POST",
-      path: "/apis/authentication.orch.io/v1/selfsubjectreviews",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ apiVersion: "authentication.orch.io/v1", kind: "SelfSubjectReview" }),
-    });
+    const review = await httpsRequestTo(
+      server.url,
+      { ca, cert: certificate, key },
+      {
+        method: "POST",
+        path: "/apis/authentication.orch.io/v1/selfsubjectreviews",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ apiVersion: "authentication.orch.io/v1", kind: "SelfSubjectReview" }),
+      },
+    );
     expect(review.status).toBe(201);
     expect((review.json as { status: { userInfo: { username: string; groups: string[] } } }).status.userInfo).toMatchObject({
       username: "system:node:joiner",

@@ -10,7 +10,8 @@ import { startAPIServer, type RunningAPIServer } from "./support/apiserver.js";
 let server: RunningAPIServer;
 let kubectl: Kubectl;
 
-async function getJSON(kind: string, name: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test JSON is read loosely
+async function getJSON(kind: string, name: string): Promise<any> {
   const got = await kubectl(["get", kind, name, "-o", "json"]);
   expect(got.code, got.stderr).toBe(0);
   return JSON.parse(got.stdout);

@@ -113,7 +113,12 @@ describe("kubectl against orch-apiserver (default domain, core group)", () => {
     const json = await kubectl(["get", "cm", "settings", "-o", "json"]);
     expect(json.code).toBe(0);
     const object = JSON.parse(json.stdout);
-    expect(object).toMatchObject({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings", namespace: "default", labels: { app: "demo" } }, data: { color: "blue" } });
+    expect(object).toMatchObject({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "settings", namespace: "default", labels: { app: "demo" } },
+      data: { color: "blue" },
+    });
     expect(object.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 
     const yaml = await kubectl(["get", "configmap", "settings", "-o", "yaml"]);
@@ -125,7 +130,16 @@ describe("kubectl against orch-apiserver (default domain, core group)", () => {
   it("create configmap --from-literal (rendered by kubectl, sent through create -f -)", async () => {
     // `kubectl create configmap` alone sends protobuf, which this server does not read yet; the
     // same generator's output through `create -f -` takes the JSON path.
-    const rendered = await kubectl(["create", "configmap", "literal", "--from-literal=greeting=hello", "--from-literal=count=3", "--dry-run=client", "-o", "yaml"]);
+    const rendered = await kubectl([
+      "create",
+      "configmap",
+      "literal",
+      "--from-literal=greeting=hello",
+      "--from-literal=count=3",
+      "--dry-run=client",
+      "-o",
+      "yaml",
+    ]);
     expect(rendered.code).toBe(0);
     const created = await kubectl(["create", "-f", "-"], { input: rendered.stdout });
     expect(created.stdout.trim()).toBe("configmap/literal created");
@@ -324,7 +338,9 @@ spec:
     });
     expect(object.metadata.resourceVersion).toMatch(/^\d+$/);
 
-    const invalid = await kubectl(["create", "-f", "-"], { input: lease.replace("name: x", "name: bad-lease").replace("leaseDurationSeconds: 40", "leaseDurationSeconds: -1") });
+    const invalid = await kubectl(["create", "-f", "-"], {
+      input: lease.replace("name: x", "name: bad-lease").replace("leaseDurationSeconds: 40", "leaseDurationSeconds: -1"),
+    });
     expect(invalid.code).toBe(1);
     expect(invalid.stderr.trim()).toBe('The Lease "bad-lease" is invalid: spec.leaseDurationSeconds: Invalid value: -1: must be greater than 0');
   });

@@ -54,7 +54,8 @@ describe("oidcAuthenticator against an HTTPS OpenID provider", () => {
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify(body));
       };
-      if (req.method === "GET" && req.url === "/.well-known/openid-configuration") json({ issuer, jwks_uri: `${issuer}/openid/v1/jwks`, id_token_signing_alg_values_supported: ["RS256"] });
+      if (req.method === "GET" && req.url === "/.well-known/openid-configuration")
+        json({ issuer, jwks_uri: `${issuer}/openid/v1/jwks`, id_token_signing_alg_values_supported: ["RS256"] });
       else if (req.method === "GET" && req.url === "/openid/v1/jwks") json({ keys: published });
       else {
         res.writeHead(404, { "content-type": "text/plain" });
@@ -107,7 +108,9 @@ describe("oidcAuthenticator against an HTTPS OpenID provider", () => {
     const refused = authn.authenticateToken(await sign(second, "carol"), []);
     await expect(refused).rejects.toThrow(AuthenticationError);
     await expect(refused).rejects.toThrow(
-      new RegExp(`^oidc: authenticator for issuer "${issuer}" is not initialized: fetching the discovery document ${issuer}/\\.well-known/openid-configuration failed: .*certificate`),
+      new RegExp(
+        `^oidc: authenticator for issuer "${issuer}" is not initialized: fetching the discovery document ${issuer}/\\.well-known/openid-configuration failed: .*certificate`,
+      ),
     );
     // The TLS handshake failed: the provider never saw a request.
     expect(requests).toHaveLength(before);

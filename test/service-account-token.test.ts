@@ -18,7 +18,9 @@ import { startAPIServer, type RunningAPIServer } from "./support/apiserver.js";
 
 /** The reference's key id: unpadded base64url of the SHA-256 of the public key's DER (PKIX). */
 function keyId(publicKey: KeyObject): string {
-  return createHash("sha256").update(publicKey.export({ type: "spki", format: "der" })).digest("base64url");
+  return createHash("sha256")
+    .update(publicKey.export({ type: "spki", format: "der" }))
+    .digest("base64url");
 }
 
 /** Verifies `token` with `publicKey` and returns its claims. */
@@ -132,10 +134,16 @@ describe("orch-apiserver --service-account-key-file (RSA) --service-account-issu
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "orch-sa-key-"));
-    const pair = generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+    const pair = generateKeyPairSync("rsa", {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: "pkcs1", format: "pem" },
+      publicKeyEncoding: { type: "spki", format: "pem" },
+    });
     publicKey = createPublicKey(pair.publicKey);
     await writeFile(join(dir, "sa.key"), pair.privateKey, { mode: 0o600 });
-    server = await startAPIServer({ flags: ["--domain", "k8s.io", "--service-account-key-file", join(dir, "sa.key"), "--service-account-issuer", "https://issuer.example.com"] });
+    server = await startAPIServer({
+      flags: ["--domain", "k8s.io", "--service-account-key-file", join(dir, "sa.key"), "--service-account-issuer", "https://issuer.example.com"],
+    });
     kubectl = await kubectlFor(server);
     expect((await kubectl(["create", "serviceaccount", "builder"])).code).toBe(0);
   });
@@ -160,7 +168,9 @@ describe("orch-apiserver --service-account-key-file (RSA) --service-account-issu
   it("refuses to start with a signing key file that holds no private key, or a key file that holds no key", async () => {
     const bad = join(dir, "public.pem");
     await writeFile(bad, publicKey.export({ type: "spki", format: "pem" }));
-    await expect(startAPIServer({ flags: ["--service-account-signing-key-file", bad] })).rejects.toThrow(/service account key .*public\.pem: no PEM private key/);
+    await expect(startAPIServer({ flags: ["--service-account-signing-key-file", bad] })).rejects.toThrow(
+      /service account key .*public\.pem: no PEM private key/,
+    );
     const empty = join(dir, "empty.pem");
     await writeFile(empty, "not a key\n");
     await expect(startAPIServer({ flags: ["--service-account-key-file", empty] })).rejects.toThrow(/--service-account-key-file .*empty\.pem: /);
@@ -220,7 +230,9 @@ describe("@kubernetes/client-node createNamespacedServiceAccountToken against or
     expect(failure).toBeInstanceOf(k8s.ApiException);
     const e = failure as k8s.ApiException<string>;
     expect(e.code).toBe(400);
-    expect(JSON.parse(e.body).message).toBe("the API version in the data (authentication.example.com/v1) does not match the expected API version (authentication.orch.io/v1)");
+    expect(JSON.parse(e.body).message).toBe(
+      "the API version in the data (authentication.example.com/v1) does not match the expected API version (authentication.orch.io/v1)",
+    );
   });
 
   it("kubectl create token works against the default domain too (it sends authentication.k8s.io/v1 as protobuf)", async () => {

@@ -118,7 +118,11 @@ describe("token webhook over mutual TLS, configured by a kubeconfig file", () =>
     expect(request?.clientCN).toBe("orch-apiserver");
     expect(request?.headers["authorization"]).toBe("Bearer webhook-secret");
     expect(request?.headers["content-type"]).toBe("application/json");
-    expect(request?.body).toEqual({ apiVersion: "authentication.orch.io/v1beta1", kind: "TokenReview", spec: { token: "good-token", audiences: ["api", "other"] } });
+    expect(request?.body).toEqual({
+      apiVersion: "authentication.orch.io/v1beta1",
+      kind: "TokenReview",
+      spec: { token: "good-token", audiences: ["api", "other"] },
+    });
   });
 
   it("refuses a bad token with the webhook's error", async () => {

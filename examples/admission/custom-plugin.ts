@@ -37,7 +37,9 @@ export async function customPlugin(log: (line: string) => void = console.log): P
   const controllers = startInProcessControllers(server);
   try {
     const client = new Client({ transport: inProcessTransport(server) });
-    const created = await client.resource(configMapsRef).create({ metadata: { name: "settings", labels: { team: "payments" } }, data: { mode: "fast" } }, { namespace: "default" });
+    const created = await client
+      .resource(configMapsRef)
+      .create({ metadata: { name: "settings", labels: { team: "payments" } }, data: { mode: "fast" } }, { namespace: "default" });
     log(`created settings, annotated ${JSON.stringify(created.metadata.annotations)}`);
     const unlabelled = await client
       .resource(configMapsRef)

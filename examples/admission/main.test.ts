@@ -34,7 +34,9 @@ describe("admission examples", () => {
 
   it("a restricted namespace refuses a privileged pod and admits a restricted one", async () => {
     const { result } = await run(podSecurity);
-    expect(result.privileged).toMatch(/^403 pods "root" is forbidden: violates PodSecurity "restricted:latest": privileged \(container "app" must not set securityContext.privileged=true\)/);
+    expect(result.privileged).toMatch(
+      /^403 pods "root" is forbidden: violates PodSecurity "restricted:latest": privileged \(container "app" must not set securityContext.privileged=true\)/,
+    );
     expect(result.restricted).toBe("created");
   });
 

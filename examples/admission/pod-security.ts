@@ -25,7 +25,10 @@ export async function podSecurity(log: (line: string) => void = console.log): Pr
     await client.resource(namespacesRef).create({ metadata: { name: "locked", labels: { "pod-security.orch.io/enforce": "restricted" } } });
     const privileged = await client
       .resource(pods)
-      .create({ metadata: { name: "root" }, spec: { containers: [{ name: "app", image: "registry.example/app:1.0", securityContext: { privileged: true } }] } }, { namespace: "locked" })
+      .create(
+        { metadata: { name: "root" }, spec: { containers: [{ name: "app", image: "registry.example/app:1.0", securityContext: { privileged: true } }] } },
+        { namespace: "locked" },
+      )
       .then(() => "created", refusal);
     log(`root: ${privileged}`);
     const restricted = await client
@@ -35,7 +38,9 @@ export async function podSecurity(log: (line: string) => void = console.log): Pr
           metadata: { name: "calm" },
           spec: {
             securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
-            containers: [{ name: "app", image: "registry.example/app:1.0", securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } } }],
+            containers: [
+              { name: "app", image: "registry.example/app:1.0", securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } } },
+            ],
           },
         },
         { namespace: "locked" },

@@ -24,13 +24,17 @@ export async function podQuota(log: (line: string) => void = console.log): Promi
     const client = new Client({ transport: inProcessTransport(server) });
     await client.resource(namespacesRef).create({ metadata: { name: "team-a" } });
     await client.resource(resourceQuotas).create({ metadata: { name: "pods" }, spec: { hard: { pods: "2" } } }, { namespace: "team-a" });
-    const statusOf = async () => ((await client.resource(resourceQuotas).get("pods", { namespace: "team-a" })) as { status?: { hard?: unknown; used?: unknown } }).status;
+    const statusOf = async () =>
+      ((await client.resource(resourceQuotas).get("pods", { namespace: "team-a" })) as { status?: { hard?: unknown; used?: unknown } }).status;
     const usedOf = async () => (await statusOf())?.used;
     // The quota controller fills in status.hard within moments (a quota constrains nothing before).
     for (let i = 0; i < 100 && !(await statusOf())?.hard; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     // The default ServiceAccount of a new namespace comes moments after it: the first create may wait for it.
     for (const name of ["web-0", "web-1"]) await client.resource(pods).create(pod(name), { namespace: "team-a" });
-    const third = await client.resource(pods).create(pod("web-2"), { namespace: "team-a" }).then(() => "created", refusal);
+    const third = await client
+      .resource(pods)
+      .create(pod("web-2"), { namespace: "team-a" })
+      .then(() => "created", refusal);
     log(`web-2: ${third}`);
     const usedAfterCreates = await usedOf();
     log(`used after two creates: ${JSON.stringify(usedAfterCreates)}`);

@@ -30,7 +30,11 @@ export function noLatestImages(): express.Express {
     const review = req.body as Review;
     const floating = (review.request.object?.spec?.containers ?? []).filter((c) => c.image.endsWith(":latest") || !c.image.split("/").pop()?.includes(":"));
     const response = floating.length
-      ? { uid: review.request.uid, allowed: false, status: { code: 403, message: `images must be pinned: ${floating.map((c) => `${c.name} uses ${c.image}`).join(", ")}` } }
+      ? {
+          uid: review.request.uid,
+          allowed: false,
+          status: { code: 403, message: `images must be pinned: ${floating.map((c) => `${c.name} uses ${c.image}`).join(", ")}` },
+        }
       : { uid: review.request.uid, allowed: true };
     res.json({ apiVersion: review.apiVersion, kind: "AdmissionReview", response });
   });
@@ -70,14 +74,20 @@ export async function validatingWebhook(log: (line: string) => void = console.lo
     // A new configuration takes effect within moments (the server watches them): wait for it.
     let floating = "created";
     for (let i = 0; floating === "created" && i < 100; i++) {
-      floating = await client.resource(pods).create(pod(`floating-${i}`, "nginx:latest"), { namespace: "default" }).then(() => "created", refusal);
+      floating = await client
+        .resource(pods)
+        .create(pod(`floating-${i}`, "nginx:latest"), { namespace: "default" })
+        .then(() => "created", refusal);
       if (floating === "created") {
         await client.resource(pods).delete(`floating-${i}`, { namespace: "default" });
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     }
     log(`floating: ${floating}`);
-    const pinned = await client.resource(pods).create(pod("pinned", "nginx:1.27.3"), { namespace: "default" }).then(() => "created", refusal);
+    const pinned = await client
+      .resource(pods)
+      .create(pod("pinned", "nginx:1.27.3"), { namespace: "default" })
+      .then(() => "created", refusal);
     log(`pinned: ${pinned}`);
     return { pinned, floating };
   } finally {

@@ -92,7 +92,16 @@ describe("authentication examples", () => {
     expect(Object.keys(result.statuses)).toHaveLength(10);
     for (const [what, status] of Object.entries(result.statuses)) expect(status, what).toBe(401);
     const logged = result.logged.join("\n");
-    for (const reason of ["empty", "longer than 16384 bytes", "not printable ASCII", 'algorithm "none"', 'algorithm "HS256"', 'audiences ["vault"]', "no authenticator recognised it", "has expired"]) {
+    for (const reason of [
+      "empty",
+      "longer than 16384 bytes",
+      "not printable ASCII",
+      'algorithm "none"',
+      'algorithm "HS256"',
+      'audiences ["vault"]',
+      "no authenticator recognised it",
+      "has expired",
+    ]) {
       expect(logged).toContain(reason);
     }
   });

@@ -24,9 +24,15 @@ export async function tokenReview(log: (line: string) => void = console.log): Pr
     });
 
   const answers: TokenReview["status"][] = [];
-  for (const [version, token] of [["v1", "31ada4fd-adec-460c-809a-9e56ceb75269"], ["v1beta1", "31ada4fd-adec-460c-809a-9e56ceb75269"], ["v1", "unknown"]] as const) {
+  for (const [version, token] of [
+    ["v1", "31ada4fd-adec-460c-809a-9e56ceb75269"],
+    ["v1beta1", "31ada4fd-adec-460c-809a-9e56ceb75269"],
+    ["v1", "unknown"],
+  ] as const) {
     const { status } = await review(version, token);
-    log(`${version} review: authenticated ${status.authenticated ?? false}${status.user ? ` as ${status.user.username} (${status.user.groups?.join(", ")})` : ""}`);
+    log(
+      `${version} review: authenticated ${status.authenticated ?? false}${status.user ? ` as ${status.user.username} (${status.user.groups?.join(", ")})` : ""}`,
+    );
     answers.push(status);
   }
   await server.shutdown();

@@ -11,9 +11,21 @@ export const pods: ResourceRef = { group: "", version: "v1", resource: "pods", k
 /** Roles (`rbac.authorization.{domain}/v1`, namespaced). */
 export const roles: ResourceRef = { group: "rbac.authorization.{domain}", version: "v1", resource: "roles", kind: "Role", namespaced: true };
 /** RoleBindings (`rbac.authorization.{domain}/v1`, namespaced). */
-export const roleBindings: ResourceRef = { group: "rbac.authorization.{domain}", version: "v1", resource: "rolebindings", kind: "RoleBinding", namespaced: true };
+export const roleBindings: ResourceRef = {
+  group: "rbac.authorization.{domain}",
+  version: "v1",
+  resource: "rolebindings",
+  kind: "RoleBinding",
+  namespaced: true,
+};
 /** ClusterRoles (`rbac.authorization.{domain}/v1`, cluster-scoped). */
-export const clusterRoles: ResourceRef = { group: "rbac.authorization.{domain}", version: "v1", resource: "clusterroles", kind: "ClusterRole", namespaced: false };
+export const clusterRoles: ResourceRef = {
+  group: "rbac.authorization.{domain}",
+  version: "v1",
+  resource: "clusterroles",
+  kind: "ClusterRole",
+  namespaced: false,
+};
 /** ClusterRoleBindings (`rbac.authorization.{domain}/v1`, cluster-scoped). */
 export const clusterRoleBindings: ResourceRef = {
   group: "rbac.authorization.{domain}",

@@ -13,7 +13,14 @@ import { startInProcessControllers } from "@orch/controllers";
 
 const readVerbs = new Set(["get", "list", "watch"]);
 /** Reviews are created, but store nothing: "can I?" is not a write. */
-const reviews = new Set(["selfsubjectaccessreviews", "selfsubjectrulesreviews", "selfsubjectreviews", "subjectaccessreviews", "localsubjectaccessreviews", "tokenreviews"]);
+const reviews = new Set([
+  "selfsubjectaccessreviews",
+  "selfsubjectrulesreviews",
+  "selfsubjectreviews",
+  "subjectaccessreviews",
+  "localsubjectaccessreviews",
+  "tokenreviews",
+]);
 
 /**
  * Denies writes to resources outside Monday to Friday, 08:00 to 18:00 UTC (as `now()` tells the

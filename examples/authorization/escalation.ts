@@ -25,7 +25,11 @@ export async function escalation(log: (line: string) => void = console.log): Pro
   const carol = new Client({ transport: inProcessTransport(server, { user: { name: "carol", groups: ["system:authenticated"] } }) });
   await admin.namespaces.create({ metadata: { name: "team-a" } });
   await admin.resource(roleBindings).create(
-    { metadata: { name: "carol-admin" }, roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "admin" }, subjects: [{ kind: "User", apiGroup: rbac, name: "carol" }] },
+    {
+      metadata: { name: "carol-admin" },
+      roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "admin" },
+      subjects: [{ kind: "User", apiGroup: rbac, name: "carol" }],
+    },
     { namespace: "team-a" },
   );
   await waitUntilAllowed(carol, { verb: "create", group: rbac, resource: "roles", namespace: "team-a" });
@@ -42,10 +46,12 @@ export async function escalation(log: (line: string) => void = console.log): Pro
   };
   const createRole = (name: string, rules: object[]) => carol.resource(roles).create({ metadata: { name }, rules }, { namespace: "team-a" });
   const bindToDave = (name: string, kind: "Role" | "ClusterRole", role: string) =>
-    carol.resource(roleBindings).create(
-      { metadata: { name }, roleRef: { apiGroup: rbac, kind, name: role }, subjects: [{ kind: "User", apiGroup: rbac, name: "dave" }] },
-      { namespace: "team-a" },
-    );
+    carol
+      .resource(roleBindings)
+      .create(
+        { metadata: { name }, roleRef: { apiGroup: rbac, kind, name: role }, subjects: [{ kind: "User", apiGroup: rbac, name: "dave" }] },
+        { namespace: "team-a" },
+      );
 
   // She holds these rules in team-a: she may put them in a Role and bind it.
   await attempt("carol creates Role secret-reader", () => createRole("secret-reader", [{ apiGroups: [""], resources: ["secrets"], verbs: ["get", "list"] }]));

@@ -22,7 +22,9 @@ export async function impersonation(log: (line: string) => void = console.log): 
   await server.ready();
   const admin = new Client({ transport: inProcessTransport(server, { user: { name: "admin", groups: ["system:masters"] } }) });
   await admin.namespaces.create({ metadata: { name: "team-a" } });
-  await admin.resource(roles).create({ metadata: { name: "pod-reader" }, rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }] }, { namespace: "team-a" });
+  await admin
+    .resource(roles)
+    .create({ metadata: { name: "pod-reader" }, rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }] }, { namespace: "team-a" });
   await admin.resource(roleBindings).create(
     {
       metadata: { name: "team-a-pod-readers" },
@@ -61,7 +63,9 @@ export async function impersonation(log: (line: string) => void = console.log): 
   await attempt("bob as alice lists pods in team-a", () => bobAsAlice.resource(pods).list({ namespace: "team-a" }));
 
   // impersonate is a verb like any other: on users (and groups), limited here to one name.
-  await admin.resource(clusterRoles).create({ metadata: { name: "impersonate-alice" }, rules: [{ apiGroups: [""], resources: ["users"], verbs: ["impersonate"], resourceNames: ["alice"] }] });
+  await admin
+    .resource(clusterRoles)
+    .create({ metadata: { name: "impersonate-alice" }, rules: [{ apiGroups: [""], resources: ["users"], verbs: ["impersonate"], resourceNames: ["alice"] }] });
   await admin.resource(clusterRoleBindings).create({
     metadata: { name: "bob-impersonates-alice" },
     roleRef: { apiGroup: "rbac.authorization.orch.io", kind: "ClusterRole", name: "impersonate-alice" },

@@ -20,14 +20,23 @@ describe("authorization examples", () => {
     const { result } = await run(rbacForATeam);
     expect(result.pods).toEqual(["web"]);
     expect(result.secrets).toBe('403 secrets "db" is forbidden: User "alice" cannot get resource "secrets" in API group "" in the namespace "team-a"');
-    expect(result.listPods).toEqual({ allowed: true, reason: 'RBAC: allowed by RoleBinding "team-a-pod-readers/team-a" of Role "pod-reader" to Group "team-a"' });
+    expect(result.listPods).toEqual({
+      allowed: true,
+      reason: 'RBAC: allowed by RoleBinding "team-a-pod-readers/team-a" of Role "pod-reader" to Group "team-a"',
+    });
     expect(result.getSecrets).toEqual({ allowed: false });
     expect(result.rules.incomplete).toBe(false);
     expect(result.rules.resourceRules).toContainEqual({ verbs: ["get", "list", "watch"], apiGroups: [""], resources: ["pods", "pods/log"] });
     // system:basic-user, bound to system:authenticated: every user may ask about itself.
-    expect(result.rules.resourceRules).toContainEqual({ verbs: ["create"], apiGroups: ["authorization.orch.io"], resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"] });
+    expect(result.rules.resourceRules).toContainEqual({
+      verbs: ["create"],
+      apiGroups: ["authorization.orch.io"],
+      resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+    });
     expect(result.rules.resourceRules.some((rule) => rule.resources?.includes("secrets"))).toBe(false);
-    expect(result.rules.nonResourceRules).toContainEqual(expect.objectContaining({ verbs: ["get"], nonResourceURLs: expect.arrayContaining(["/healthz", "/version"]) as unknown }));
+    expect(result.rules.nonResourceRules).toContainEqual(
+      expect.objectContaining({ verbs: ["get"], nonResourceURLs: expect.arrayContaining(["/healthz", "/version"]) as unknown }),
+    );
   });
 
   it("the embedded default allows anonymous to do everything; RBAC does not", async () => {
@@ -53,7 +62,9 @@ describe("authorization examples", () => {
     const write = { user, verb: "delete", resourceRequest: true, apiGroup: "apps", resource: "deployments", namespace: "team-a", name: "web" };
     expect((await saturday.authorize(write)).decision).toBe("deny");
     expect((await saturday.authorize({ ...write, verb: "watch" })).decision).toBe("noOpinion");
-    expect((await saturday.authorize({ ...write, verb: "create", apiGroup: "authorization.orch.io", resource: "selfsubjectaccessreviews" })).decision).toBe("noOpinion");
+    expect((await saturday.authorize({ ...write, verb: "create", apiGroup: "authorization.orch.io", resource: "selfsubjectaccessreviews" })).decision).toBe(
+      "noOpinion",
+    );
     expect((await saturday.authorize({ user, verb: "post", resourceRequest: false, path: "/logs" })).decision).toBe("noOpinion");
     const monday = businessHoursAuthorizer(() => new Date("2026-11-23T17:59:00Z"));
     expect((await monday.authorize(write)).decision).toBe("noOpinion");
@@ -66,7 +77,8 @@ describe("authorization examples", () => {
       "ci deletes namespace builds":
         '403 namespaces "builds" is forbidden: User "ci" cannot delete resource "namespaces" in API group "" in the namespace "builds": namespaces are deleted by the platform team\'s pipeline',
       "webhook gone: ci creates ConfigMap build-1 again": '409 configmaps "build-1" already exists',
-      "webhook gone: ci reads ConfigMap build-1": '403 configmaps "build-1" is forbidden: User "ci" cannot get resource "configmaps" in API group "" in the namespace "builds"',
+      "webhook gone: ci reads ConfigMap build-1":
+        '403 configmaps "build-1" is forbidden: User "ci" cannot get resource "configmaps" in API group "" in the namespace "builds"',
     });
     expect(result.logged).toHaveLength(1);
     expect(result.logged[0]).toMatch(/^authorization webhook http:\/\/127\.0\.0\.1:\d+\/authorize: request failed: /);
@@ -77,9 +89,12 @@ describe("authorization examples", () => {
     expect(result.actingAs).toEqual({ username: "alice", groups: ["team-a", "system:authenticated"] });
     expect(result.calls).toEqual({
       "admin as alice lists pods in team-a": "ok",
-      "admin as alice lists secrets in team-a": '403 secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "team-a"',
-      "bob as alice lists pods in team-a": '403 users "alice" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope',
-      "bob, now allowed, as alice in group team-a lists pods": '403 groups "team-a" is forbidden: User "bob" cannot impersonate resource "groups" in API group "" at the cluster scope',
+      "admin as alice lists secrets in team-a":
+        '403 secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "team-a"',
+      "bob as alice lists pods in team-a":
+        '403 users "alice" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope',
+      "bob, now allowed, as alice in group team-a lists pods":
+        '403 groups "team-a" is forbidden: User "bob" cannot impersonate resource "groups" in API group "" at the cluster scope',
       "bob, now allowed, as alice lists pods": '403 pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "team-a"',
     });
   });
@@ -99,7 +114,10 @@ describe("authorization examples", () => {
   it("SubjectAccessReview and LocalSubjectAccessReview answer about the user as given", async () => {
     const { result } = await run(subjectAccessReviews);
     expect(result).toEqual({
-      "may alice (team-a) list pods in team-a": { allowed: true, reason: 'RBAC: allowed by RoleBinding "team-a-pod-readers/team-a" of Role "pod-reader" to Group "team-a"' },
+      "may alice (team-a) list pods in team-a": {
+        allowed: true,
+        reason: 'RBAC: allowed by RoleBinding "team-a-pod-readers/team-a" of Role "pod-reader" to Group "team-a"',
+      },
       "may alice (no groups) list pods in team-a": { allowed: false },
       "may anonymous get /healthz": {
         allowed: true,

@@ -34,10 +34,12 @@ export async function rbacForATeam(log: (line: string) => void = console.log): P
 
   await admin.namespaces.create({ metadata: { name: "team-a" } });
   await admin.resource(pods).create({ metadata: { name: "web" }, spec: { containers: [{ name: "web", image: "nginx" }] } }, { namespace: "team-a" });
-  await admin.resource(roles).create(
-    { metadata: { name: "pod-reader" }, rules: [{ apiGroups: [""], resources: ["pods", "pods/log"], verbs: ["get", "list", "watch"] }] },
-    { namespace: "team-a" },
-  );
+  await admin
+    .resource(roles)
+    .create(
+      { metadata: { name: "pod-reader" }, rules: [{ apiGroups: [""], resources: ["pods", "pods/log"], verbs: ["get", "list", "watch"] }] },
+      { namespace: "team-a" },
+    );
   await admin.resource(roleBindings).create(
     {
       metadata: { name: "team-a-pod-readers" },
@@ -64,7 +66,8 @@ export async function rbacForATeam(log: (line: string) => void = console.log): P
   log(`can alice get secrets in team-a? ${getSecrets.allowed ? "yes" : "no"}`);
 
   const rules = await rulesIn(alice, "team-a");
-  for (const rule of rules.resourceRules) log(`alice in team-a: ${rule.verbs.join(",")} ${(rule.resources ?? []).join(",")} (group "${(rule.apiGroups ?? []).join(",")}")`);
+  for (const rule of rules.resourceRules)
+    log(`alice in team-a: ${rule.verbs.join(",")} ${(rule.resources ?? []).join(",")} (group "${(rule.apiGroups ?? []).join(",")}")`);
   await controllers.stop();
   await server.shutdown();
   return { pods: names, secrets, listPods, getSecrets, rules };

@@ -23,9 +23,13 @@ export async function subjectAccessReviews(log: (line: string) => void = console
   await server.ready();
   const admin = new Client({ transport: inProcessTransport(server, { user: { name: "admin", groups: ["system:masters"] } }) });
   await admin.namespaces.create({ metadata: { name: "team-a" } });
-  await admin.resource(roles).create({ metadata: { name: "pod-reader" }, rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }] }, { namespace: "team-a" });
+  await admin
+    .resource(roles)
+    .create({ metadata: { name: "pod-reader" }, rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }] }, { namespace: "team-a" });
   const bind = (name: string, kind: "Role" | "ClusterRole", role: string, subject: { kind: "User" | "Group"; name: string }) =>
-    admin.resource(roleBindings).create({ metadata: { name }, roleRef: { apiGroup: rbac, kind, name: role }, subjects: [{ ...subject, apiGroup: rbac }] }, { namespace: "team-a" });
+    admin
+      .resource(roleBindings)
+      .create({ metadata: { name }, roleRef: { apiGroup: rbac, kind, name: role }, subjects: [{ ...subject, apiGroup: rbac }] }, { namespace: "team-a" });
   await bind("team-a-pod-readers", "Role", "pod-reader", { kind: "Group", name: "team-a" });
   await bind("carol-admin", "ClusterRole", "admin", { kind: "User", name: "carol" });
   await admin.resource(clusterRoleBindings).create({

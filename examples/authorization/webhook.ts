@@ -24,7 +24,8 @@ interface ReviewSpec {
 /** The webhook's policy: a SubjectAccessReview `status` for a `spec`. */
 function decide(spec: ReviewSpec): { allowed: boolean; denied?: boolean; reason?: string } {
   const resource = spec.resourceAttributes;
-  if (resource?.resource === "namespaces" && resource.verb === "delete") return { allowed: false, denied: true, reason: "namespaces are deleted by the platform team's pipeline" };
+  if (resource?.resource === "namespaces" && resource.verb === "delete")
+    return { allowed: false, denied: true, reason: "namespaces are deleted by the platform team's pipeline" };
   if (spec.user === "ci" && resource?.namespace === "builds") return { allowed: true, reason: "ci owns namespace builds" };
   return { allowed: false }; // no opinion: the next authorizer decides
 }

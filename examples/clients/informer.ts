@@ -49,7 +49,11 @@ export async function informer(log: (line: string) => void = console.log): Promi
   await settled.done; // the handler has seen the three adds and the update
   log(changes.join("; "));
 
-  const names = (app: string) => configMaps.byIndex("app", app).map((cm) => cm.metadata.name ?? "").sort();
+  const names = (app: string) =>
+    configMaps
+      .byIndex("app", app)
+      .map((cm) => cm.metadata.name ?? "")
+      .sort();
   const result: InformerResult = { web: names("web"), db: names("db"), replayed: [] };
   log(`app=web: ${result.web.join(", ")}; app=db: ${result.db.join(", ")}`);
   await configMaps.stop();
@@ -61,7 +65,9 @@ export async function informer(log: (line: string) => void = console.log): Promi
   await informers.waitForSync();
   informers.addEventHandler(configMapsRef, { onAdd: (cm) => result.replayed.push(cm.metadata.name ?? "") });
   result.replayed.sort();
-  log(`shared: ${informers.informerFor(configMapsRef) === shared ? "one informer" : "two informers"} for configmaps; a late handler was replayed ${result.replayed.length} objects`);
+  log(
+    `shared: ${informers.informerFor(configMapsRef) === shared ? "one informer" : "two informers"} for configmaps; a late handler was replayed ${result.replayed.length} objects`,
+  );
   await informers.stop();
   await server.shutdown();
   return result;

@@ -36,8 +36,13 @@ describe("client examples", () => {
     expect(result.runs).toBe(1);
     expect(result.input).toMatchObject({ interactive: false, cluster: { server: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/) } });
     expect(result.input.cluster?.["certificate-authority-data"]).toMatch(/^[A-Za-z0-9+/]+=*$/);
-    expect(lines.slice(0, 2)).toEqual(["the plugin's token is carol's; it ran 1 time(s) for 4 requests", "it was told: interactive false, server the cluster's"]);
-    expect(lines[2]).toBe('getting credentials for user "ghost" in <dir>/config: exec plugin: executable <dir>/not-installed not found\n\nInstall not-installed from your team\'s tools page.');
+    expect(lines.slice(0, 2)).toEqual([
+      "the plugin's token is carol's; it ran 1 time(s) for 4 requests",
+      "it was told: interactive false, server the cluster's",
+    ]);
+    expect(lines[2]).toBe(
+      'getting credentials for user "ghost" in <dir>/config: exec plugin: executable <dir>/not-installed not found\n\nInstall not-installed from your team\'s tools page.',
+    );
   });
 
   it("typed accessors: a pod bound and running under its service account, whose token authenticates it", async () => {

@@ -10,7 +10,9 @@ import { int32, kindSchema, stringMap, type ResourceType } from "@orch/resources
 import { APIServer } from "@orch/server";
 
 /** Creates a ServiceAccount and a Pod, binds the Pod, sets its status, and gets a token for the account. */
-export async function typedAccessors(log: (line: string) => void = console.log): Promise<{ nodeName: string | undefined; phase: string | undefined; tokenUser: string | undefined }> {
+export async function typedAccessors(
+  log: (line: string) => void = console.log,
+): Promise<{ nodeName: string | undefined; phase: string | undefined; tokenUser: string | undefined }> {
   const server = new APIServer();
   await server.ready();
   // The control loops: among them, `serviceaccount` gives every namespace its `default` account,
@@ -23,7 +25,10 @@ export async function typedAccessors(log: (line: string) => void = console.log):
     for await (const event of client.serviceAccounts.watch({ ...ns, fieldSelector: "metadata.name=default" })) if (event.type === "ADDED") break;
 
     await client.serviceAccounts.create({ metadata: { name: "builder" } }, ns);
-    const pod = await client.pods.create({ metadata: { name: "build-1" }, spec: { serviceAccountName: "builder", containers: [{ name: "build", image: "registry.example/build:1" }] } }, ns);
+    const pod = await client.pods.create(
+      { metadata: { name: "build-1" }, spec: { serviceAccountName: "builder", containers: [{ name: "build", image: "registry.example/build:1" }] } },
+      ns,
+    );
     log(`created pod ${pod.metadata.name} (phase ${pod.status?.phase}, service account ${pod.spec?.serviceAccountName})`);
 
     // Sub-resources: `binding` (what a scheduler posts), then `status` (what a node agent writes).

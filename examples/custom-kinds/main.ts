@@ -65,7 +65,12 @@ export async function main(log: (line: string) => void = console.log): Promise<W
     // The controller's side: only `/status` changes the status.
     await widgets.patchStatus("small", { status: { phase: "Ready" } }, "merge", ns);
     // Server-side apply: the manager owns what it applied, item by item in `parts`.
-    const applied = { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "large" }, spec: { color: "blue" as const, size: 8, parts: [{ name: "bolt", count: 2 }] } };
+    const applied = {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "large" },
+      spec: { color: "blue" as const, size: 8, parts: [{ name: "bolt", count: 2 }] },
+    };
     await widgets.patch("large", applied, "apply", { ...ns, fieldManager: "widget-tour" });
     await watching;
     log(`watched: ${events.join(", ")}`);

@@ -27,7 +27,9 @@ const widgetSpecSchema = z
     color: z.enum(widgetColors).describe("The widget's colour."),
     size: int32().optional().describe("The widget's size, 1 to 10; 1 when not given."),
     // A list merged by `name` (strategic merge patch) and owned item by item (server-side apply).
-    parts: patchStrategy(listType(z.array(partSchema), "map", ["name"]), "merge", "name").optional().describe("The widget's parts, by name."),
+    parts: patchStrategy(listType(z.array(partSchema), "map", ["name"]), "merge", "name")
+      .optional()
+      .describe("The widget's parts, by name."),
   })
   .describe("WidgetSpec is what the user asks of a widget.");
 

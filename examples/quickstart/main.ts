@@ -15,7 +15,12 @@ const prefix = "/registry/core/configmaps/default/";
 export async function main(log: (line: string) => void = console.log): Promise<string[]> {
   const store = new MemoryStore();
   const clock = systemClock;
-  for (const [name, tier] of [["a", "web"], ["b", "db"], ["c", "web"], ["d", "web"]] as const) {
+  for (const [name, tier] of [
+    ["a", "web"],
+    ["b", "db"],
+    ["c", "web"],
+    ["d", "web"],
+  ] as const) {
     await store.create(prefix + name, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { tier } } });
   }
 

@@ -78,11 +78,21 @@ describe("the control loops beside the server", () => {
 
   it("gives a new namespace its default ServiceAccount, and empties and removes a deleted one", async () => {
     await t.client.namespaces.create({ metadata: { name: "team-a" } });
-    await eventually(() => t.client.serviceAccounts.get("default", { namespace: "team-a" }).then(() => true, () => false));
+    await eventually(() =>
+      t.client.serviceAccounts.get("default", { namespace: "team-a" }).then(
+        () => true,
+        () => false,
+      ),
+    );
     await t.client.configMaps.create({ metadata: { name: "settings" } }, { namespace: "team-a" });
 
     await t.client.namespaces.delete("team-a");
-    await eventually(() => t.client.namespaces.get("team-a").then(() => false, (e: unknown) => isNotFound(e)));
+    await eventually(() =>
+      t.client.namespaces.get("team-a").then(
+        () => false,
+        (e: unknown) => isNotFound(e),
+      ),
+    );
     const error = await t.client.configMaps.get("settings", { namespace: "team-a" }).catch((e: unknown) => e);
     expect(isNotFound(error)).toBe(true);
   });

@@ -123,7 +123,14 @@ export class FaultyTransport implements Transport {
       const body = JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, code, ...details });
       const headers = new Headers({ "content-type": "application/json" });
       if (retryAfterSeconds !== undefined) headers.set("retry-after", String(retryAfterSeconds));
-      return { status: code, headers, text: async () => body, lines: async function* () { yield body; } };
+      return {
+        status: code,
+        headers,
+        text: async () => body,
+        lines: async function* () {
+          yield body;
+        },
+      };
     }
     const response = await this.inner.request(request);
     if (request.query?.get("watch") !== "true" || this.#dropWatches === 0) return response;

@@ -19,7 +19,24 @@ import * as store from "@orch/store";
 import * as storeEtcd from "@orch/store-etcd";
 import { z } from "zod";
 
-export const modules = { admission, authn, authz, certificates, cli, client, controllers, list, merge, meta, node, protobuf, resources, server, store, storeEtcd };
+export const modules = {
+  admission,
+  authn,
+  authz,
+  certificates,
+  cli,
+  client,
+  controllers,
+  list,
+  merge,
+  meta,
+  node,
+  protobuf,
+  resources,
+  server,
+  store,
+  storeEtcd,
+};
 
 const settings = z.object({ config: resources.configMapV1Schema, replicas: z.number().int() });
 type Settings = z.infer<typeof settings>;

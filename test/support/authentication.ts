@@ -134,7 +134,8 @@ export async function startTokenWebhook(): Promise<TokenWebhook> {
         return;
       }
       reviews.push(body);
-      const status = body.spec?.token === webhookToken ? { authenticated: true, user: webhookUser } : { authenticated: false, error: "webhook does not know this token" };
+      const status =
+        body.spec?.token === webhookToken ? { authenticated: true, user: webhookUser } : { authenticated: false, error: "webhook does not know this token" };
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ apiVersion: body.apiVersion, kind: "TokenReview", status }));
     });
@@ -183,7 +184,15 @@ export interface AuthenticationFixture {
 }
 
 /** The body of every 401: the cause is only in the server's log. */
-export const unauthorizedStatus = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Unauthorized", reason: "Unauthorized", code: 401 };
+export const unauthorizedStatus = {
+  kind: "Status",
+  apiVersion: "v1",
+  metadata: {},
+  status: "Failure",
+  message: "Unauthorized",
+  reason: "Unauthorized",
+  code: 401,
+};
 
 /** One HTTPS request to `url` trusting `ca`, on its own connection (`agent: false`), bounded. */
 export function httpsCall(url: string, ca: string, options: CallOptions): Promise<RawResponse> {
@@ -233,7 +242,10 @@ export async function startAuthenticationFixture(extraFlags: readonly string[] =
     })());
   try {
     const [issuer, webhook, proxyCA] = await Promise.all([startOIDCIssuer(), startTokenWebhook(), selfSignedCA("CN=front-proxy-ca")]);
-    started.push(() => issuer.close(), () => webhook.close());
+    started.push(
+      () => issuer.close(),
+      () => webhook.close(),
+    );
     const proxyCert = await clientCertificate(proxyCA, `CN=${proxyName}`);
     const tokens = Object.values(staticTokens).map((t) => `${t.token},${t.username},${t.uid}${t.groups.length > 0 ? `,"${t.groups.join(",")}"` : ""}`);
     await writeFile(join(dir, "tokens.csv"), tokens.join("\n") + "\n");
@@ -253,29 +265,46 @@ export async function startAuthenticationFixture(extraFlags: readonly string[] =
     );
     const server = await startAPIServer({
       flags: [
-        "--domain", "k8s.io",
+        "--domain",
+        "k8s.io",
         // These tests are about who the caller is; what it may do is the authorization tests' matter.
-        "--authorization-mode", "AlwaysAllow",
-        "--token-auth-file", join(dir, "tokens.csv"),
+        "--authorization-mode",
+        "AlwaysAllow",
+        "--token-auth-file",
+        join(dir, "tokens.csv"),
         "--enable-bootstrap-token-auth",
-        "--requestheader-client-ca-file", join(dir, "proxy-ca.crt"),
-        "--requestheader-allowed-names", proxyName,
-        "--requestheader-username-headers", "X-Remote-User",
-        "--requestheader-group-headers", "X-Remote-Group",
-        "--oidc-issuer-url", issuer.url,
-        "--oidc-client-id", oidcClientID,
-        "--oidc-username-claim", "email",
-        "--oidc-groups-claim", "groups",
-        "--oidc-groups-prefix", "oidc:",
-        "--oidc-ca-file", join(dir, "oidc-ca.crt"),
-        "--authentication-token-webhook-config-file", join(dir, "webhook.kubeconfig"),
-        "--authentication-token-webhook-version", "v1beta1",
+        "--requestheader-client-ca-file",
+        join(dir, "proxy-ca.crt"),
+        "--requestheader-allowed-names",
+        proxyName,
+        "--requestheader-username-headers",
+        "X-Remote-User",
+        "--requestheader-group-headers",
+        "X-Remote-Group",
+        "--oidc-issuer-url",
+        issuer.url,
+        "--oidc-client-id",
+        oidcClientID,
+        "--oidc-username-claim",
+        "email",
+        "--oidc-groups-claim",
+        "groups",
+        "--oidc-groups-prefix",
+        "oidc:",
+        "--oidc-ca-file",
+        join(dir, "oidc-ca.crt"),
+        "--authentication-token-webhook-config-file",
+        join(dir, "webhook.kubeconfig"),
+        "--authentication-token-webhook-version",
+        "v1beta1",
         ...extraFlags,
       ],
     });
     serverStop = () => server.stop();
     const [serverCA, cert, key, kubeconfigText] = await Promise.all(
-      [join(server.dataDir, "ca.crt"), join(server.dataDir, "admin.crt"), join(server.dataDir, "admin.key"), server.kubeconfigPath].map((f) => readFile(f, "utf8")),
+      [join(server.dataDir, "ca.crt"), join(server.dataDir, "admin.crt"), join(server.dataDir, "admin.key"), server.kubeconfigPath].map((f) =>
+        readFile(f, "utf8"),
+      ),
     );
     const kubeconfig = parseYAML(kubeconfigText!) as { clusters: { cluster: { server: string; "certificate-authority-data": string } }[] };
     const clusterEntry = kubeconfig.clusters[0]!.cluster;

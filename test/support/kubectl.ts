@@ -69,4 +69,3 @@ export async function kubectlFor(server: { kubeconfigPath: string }): Promise<Ku
     close: () => rm(dir, { recursive: true, force: true }),
   });
 }
-

@@ -17,7 +17,10 @@ export function opensslRequest(subject: string): { key: string; request: string 
   try {
     const key = join(dir, "client.key");
     const csr = join(dir, "client.csr");
-    execFileSync("openssl", ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", subject, "-keyout", key, "-out", csr], { stdio: "ignore", timeout: 10_000 });
+    execFileSync("openssl", ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", subject, "-keyout", key, "-out", csr], {
+      stdio: "ignore",
+      timeout: 10_000,
+    });
     return { key: readFileSync(key, "utf8"), request: readFileSync(csr, "utf8") };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,8 @@ import { AdmissionChain } from "./chain.js";
 import type { AdmissionPlugin } from "./plugin.js";
 import { attributesFor } from "./internal/testing.js";
 
-const write = () => attributesFor({ operation: "CREATE", type: configMapType, object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "default" } } });
+const write = () =>
+  attributesFor({ operation: "CREATE", type: configMapType, object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "default" } } });
 
 describe("AdmissionChain", () => {
   it("runs every mutating plugin in order, then (separately) every validating one, for the operations each looks at", async () => {
@@ -42,9 +43,23 @@ describe("AdmissionChain", () => {
   });
 
   it("answers a plugin's own StatusError as it is, anything else as 403 on the written object", async () => {
-    const teapot = new AdmissionChain([{ name: "t", validate: () => { throw badRequest("no teapots"); } }]);
+    const teapot = new AdmissionChain([
+      {
+        name: "t",
+        validate: () => {
+          throw badRequest("no teapots");
+        },
+      },
+    ]);
     await expect(teapot.validate(write())).rejects.toMatchObject({ code: 400, message: "no teapots" });
-    const plain = new AdmissionChain([{ name: "p", admit: () => { throw new Error("not today"); } }]);
+    const plain = new AdmissionChain([
+      {
+        name: "p",
+        admit: () => {
+          throw new Error("not today");
+        },
+      },
+    ]);
     await expect(plain.admit(write())).rejects.toMatchObject({ code: 403, reason: "Forbidden", message: 'configmaps "c" is forbidden: not today' });
   });
 });

@@ -1,4 +1,12 @@
-export { operations, isResource, type AdmissionAttributes, type GroupVersionKind, type GroupVersionResource, type Operation, type Reinvocation } from "./attributes.js";
+export {
+  operations,
+  isResource,
+  type AdmissionAttributes,
+  type GroupVersionKind,
+  type GroupVersionResource,
+  type Operation,
+  type Reinvocation,
+} from "./attributes.js";
 export type { AdmissionServices, LiveList } from "./services.js";
 export {
   admissionForbidden,

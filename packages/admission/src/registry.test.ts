@@ -21,7 +21,9 @@ describe("resolveAdmissionPlugins", () => {
     expect(() => resolveAdmissionPlugins(["Nope"])).toThrow('enable-admission-plugins plugin "Nope" is unknown');
     expect(() => resolveAdmissionPlugins([], ["Nope"])).toThrow('disable-admission-plugins plugin "Nope" is unknown');
     expect(() => resolveAdmissionPlugins(["PodSecurityPolicy"])).toThrow(/admission plugin "PodSecurityPolicy" was removed in v1.25/);
-    expect(() => resolveAdmissionPlugins(["PodNodeSelector"], ["PodNodeSelector"])).toThrow("PodNodeSelector in enable-admission-plugins and disable-admission-plugins overlapped");
+    expect(() => resolveAdmissionPlugins(["PodNodeSelector"], ["PodNodeSelector"])).toThrow(
+      "PodNodeSelector in enable-admission-plugins and disable-admission-plugins overlapped",
+    );
   });
 });
 
@@ -33,6 +35,8 @@ describe("buildAdmissionPlugins", () => {
   });
 
   it("hands each plugin its configuration, and a configuration it cannot use stops the build", () => {
-    expect(() => buildAdmissionPlugins(["PodSecurity"], { services: fakeServices() }, () => ({ kind: "Nonsense" }))).toThrow(/expected kind PodSecurityConfiguration .*, not "Nonsense"/);
+    expect(() => buildAdmissionPlugins(["PodSecurity"], { services: fakeServices() }, () => ({ kind: "Nonsense" }))).toThrow(
+      /expected kind PodSecurityConfiguration .*, not "Nonsense"/,
+    );
   });
 });

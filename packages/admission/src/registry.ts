@@ -63,7 +63,8 @@ export const defaultAdmissionPlugins: readonly BuiltinPluginName[] = [
 
 /** Plugins the reference removed: naming one stops the start with why. */
 export const removedAdmissionPlugins: Readonly<Record<string, string>> = {
-  PodSecurityPolicy: 'admission plugin "PodSecurityPolicy" was removed in v1.25 (PodSecurityPolicy was deprecated in v1.21); use the PodSecurity plugin and the pod-security namespace labels instead',
+  PodSecurityPolicy:
+    'admission plugin "PodSecurityPolicy" was removed in v1.25 (PodSecurityPolicy was deprecated in v1.21); use the PodSecurity plugin and the pod-security namespace labels instead',
 };
 
 const known: ReadonlySet<string> = new Set(admissionPluginOrder);

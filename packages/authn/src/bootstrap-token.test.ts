@@ -92,7 +92,11 @@ describe("bootstrapTokenAuthenticator", () => {
 
   it.each([
     ["a missing secret", undefined, "No secret of name orch-system/bootstrap-token-abcdef to match bootstrap bearer token"],
-    ["a secret being deleted", tokenSecret({}, { metadata: { name: "bootstrap-token-abcdef", namespace, deletionTimestamp: "2026-01-01T00:00:00Z" } }), "is deleted and awaiting removal"],
+    [
+      "a secret being deleted",
+      tokenSecret({}, { metadata: { name: "bootstrap-token-abcdef", namespace, deletionTimestamp: "2026-01-01T00:00:00Z" } }),
+      "is deleted and awaiting removal",
+    ],
     ["a secret of another type", tokenSecret({}, { type: "Opaque" }), "has invalid type, expected bootstrap.orch.io/token."],
     ["a secret without data", tokenSecret({}, { data: undefined }), "has invalid type, expected bootstrap.orch.io/token."],
     ["another token secret", tokenSecret({ "token-secret": "0123456789abcdeg" }), "has invalid value for key token-secret."],
@@ -100,16 +104,32 @@ describe("bootstrapTokenAuthenticator", () => {
     ["no token secret", tokenSecret({ "token-secret": undefined }), "has invalid value for key token-secret."],
     ["another token id", tokenSecret({ "token-id": "abcdeg" }), "has invalid value for key token-id."],
     ["no usage-bootstrap-authentication", tokenSecret({ "usage-bootstrap-authentication": undefined }), "not marked usage-bootstrap-authentication=true."],
-    ["usage-bootstrap-authentication other than true", tokenSecret({ "usage-bootstrap-authentication": "yes" }), "not marked usage-bootstrap-authentication=true."],
+    [
+      "usage-bootstrap-authentication other than true",
+      tokenSecret({ "usage-bootstrap-authentication": "yes" }),
+      "not marked usage-bootstrap-authentication=true.",
+    ],
     ["an expiration in the past", tokenSecret({ expiration: "2025-12-31T23:59:59Z" }), "has expired (2025-12-31T23:59:59Z)."],
     ["an expiration exactly now", tokenSecret({ expiration: "2026-01-01T00:00:00Z" }), "has expired"],
     ["an expiration now given with an offset", tokenSecret({ expiration: "2026-01-01T01:00:00+01:00" }), "has expired"],
     ["a malformed expiration", tokenSecret({ expiration: "tomorrow" }), "has an unparseable expiration time (tomorrow): treating as expired."],
     ["an expiration on a day that does not exist", tokenSecret({ expiration: "2026-02-30T00:00:00Z" }), "has an unparseable expiration time"],
-    ["an extra group outside system:bootstrappers:", tokenSecret({ "auth-extra-groups": "system:bootstrappers:ok,system:masters" }), 'bootstrap group "system:masters" is invalid'],
-    ["an extra group with upper case", tokenSecret({ "auth-extra-groups": "system:bootstrappers:Workers" }), 'bootstrap group "system:bootstrappers:Workers" is invalid'],
+    [
+      "an extra group outside system:bootstrappers:",
+      tokenSecret({ "auth-extra-groups": "system:bootstrappers:ok,system:masters" }),
+      'bootstrap group "system:masters" is invalid',
+    ],
+    [
+      "an extra group with upper case",
+      tokenSecret({ "auth-extra-groups": "system:bootstrappers:Workers" }),
+      'bootstrap group "system:bootstrappers:Workers" is invalid',
+    ],
     ["an extra group ending in a colon", tokenSecret({ "auth-extra-groups": "system:bootstrappers:" }), 'bootstrap group "system:bootstrappers:" is invalid'],
-    ["an extra group list with an empty entry", tokenSecret({ "auth-extra-groups": "system:bootstrappers:a,,system:bootstrappers:b" }), 'bootstrap group "" is invalid'],
+    [
+      "an extra group list with an empty entry",
+      tokenSecret({ "auth-extra-groups": "system:bootstrappers:a,,system:bootstrappers:b" }),
+      'bootstrap group "" is invalid',
+    ],
   ])("has no opinion on a token with %s, and logs why", async (_what, secret, message) => {
     const { authenticator, logs } = authenticatorFor(secret);
     expect(await authenticator.authenticateToken(token, [])).toBeUndefined();

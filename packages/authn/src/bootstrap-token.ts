@@ -7,7 +7,14 @@
  * @module
  */
 import type { APIObject } from "@orch/meta";
-import { bootstrapGroupPattern, bootstrapSecretValue, bootstrapTokenExpiration, bootstrapTokenKeys, bootstrapTokenPattern, bootstrapTokenSecretName } from "@orch/resources";
+import {
+  bootstrapGroupPattern,
+  bootstrapSecretValue,
+  bootstrapTokenExpiration,
+  bootstrapTokenKeys,
+  bootstrapTokenPattern,
+  bootstrapTokenSecretName,
+} from "@orch/resources";
 import { systemClock, type Clock } from "@orch/store";
 import { AuthenticationError, type AuthenticationResult, type TokenAuthenticator } from "./authenticator.js";
 import type { ObjectGetter } from "./object-getter.js";
@@ -87,7 +94,9 @@ export function bootstrapTokenAuthenticator(options: BootstrapTokenAuthenticator
       try {
         secret = await getter("", "secrets", namespace, name);
       } catch (error) {
-        throw new AuthenticationError(`bootstrap token ${parsed.id}: reading secret ${namespace}/${name}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new AuthenticationError(
+          `bootstrap token ${parsed.id}: reading secret ${namespace}/${name}: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
       if (!secret) {
         log(`No secret of name ${namespace}/${name} to match bootstrap bearer token`);
@@ -107,7 +116,11 @@ export function bootstrapTokenAuthenticator(options: BootstrapTokenAuthenticator
       if (get(bootstrapTokenKeys.tokenId) !== parsed.id) return refuse("has invalid value for key token-id.");
       const expiration = bootstrapTokenExpiration(found);
       if (expiration.kind === "malformed") {
-        return refuse(expiration.value === undefined ? "has an expiration that is not base64: treating as expired." : `has an unparseable expiration time (${expiration.value}): treating as expired.`);
+        return refuse(
+          expiration.value === undefined
+            ? "has an expiration that is not base64: treating as expired."
+            : `has an unparseable expiration time (${expiration.value}): treating as expired.`,
+        );
       }
       if (expiration.kind === "at" && expiration.at <= clock.now()) return refuse(`has expired (${expiration.value}).`);
       if (get(bootstrapTokenKeys.usageAuthentication) !== "true") return refuse("not marked usage-bootstrap-authentication=true.");
@@ -117,7 +130,9 @@ export function bootstrapTokenAuthenticator(options: BootstrapTokenAuthenticator
       if (extra !== "") {
         for (const group of extra.split(",")) {
           if (!bootstrapGroupPattern.test(group)) {
-            return refuse(`has invalid value for key auth-extra-groups: bootstrap group ${JSON.stringify(group)} is invalid (must match ${bootstrapGroupPattern.source}).`);
+            return refuse(
+              `has invalid value for key auth-extra-groups: bootstrap group ${JSON.stringify(group)} is invalid (must match ${bootstrapGroupPattern.source}).`,
+            );
           }
           groups.add(group);
         }

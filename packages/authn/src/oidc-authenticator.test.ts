@@ -161,7 +161,9 @@ describe("oidcAuthenticator: user name", () => {
 
   it("refuses an email whose email_verified is false or not a boolean", async () => {
     const { authn, clock } = setup({ usernameClaim: "email" });
-    await expect(authn.authenticateToken(await sign(clock, { email: "alice@example.com", email_verified: false }), [])).rejects.toThrow(/^oidc: email not verified$/);
+    await expect(authn.authenticateToken(await sign(clock, { email: "alice@example.com", email_verified: false }), [])).rejects.toThrow(
+      /^oidc: email not verified$/,
+    );
     await expect(authn.authenticateToken(await sign(clock, { email: "alice@example.com", email_verified: "true" }), [])).rejects.toThrow(/email not verified/);
   });
 
@@ -404,7 +406,9 @@ describe("oidcAuthenticator: discovery", () => {
     const token = await sign(clock);
     const notInitialized = `oidc: authenticator for issuer "${issuer}" is not initialized: fetching the discovery document ${provider.discoveryURL} failed: status 500: internal error`;
     await expect(authn.authenticateToken(token, [])).rejects.toThrow(new AuthenticationError(notInitialized));
-    expect(logs).toContain(`oidc: initializing issuer ${issuer} failed: fetching the discovery document ${provider.discoveryURL} failed: status 500: internal error`);
+    expect(logs).toContain(
+      `oidc: initializing issuer ${issuer} failed: fetching the discovery document ${provider.discoveryURL} failed: status 500: internal error`,
+    );
 
     provider.discoveryResponse = undefined;
     clock.advance(9_999);
@@ -428,7 +432,9 @@ describe("oidcAuthenticator: discovery", () => {
   it("reports a discovery document that is not JSON, with its content type", async () => {
     const { authn, clock, provider } = setup();
     provider.discoveryResponse = response(200, "<html>login</html>", "text/html");
-    await expect(authn.authenticateToken(await sign(clock), [])).rejects.toThrow(`the discovery document ${provider.discoveryURL} is not JSON (content-type "text/html")`);
+    await expect(authn.authenticateToken(await sign(clock), [])).rejects.toThrow(
+      `the discovery document ${provider.discoveryURL} is not JSON (content-type "text/html")`,
+    );
   });
 
   it("reports a jwks_uri that is missing or not https", async () => {
@@ -453,7 +459,9 @@ describe("oidcAuthenticator: discovery", () => {
   it("reports a provider that cannot be reached", async () => {
     const unreachable: HTTPClient = () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:443"));
     const { authn, clock } = setup({ http: unreachable });
-    await expect(authn.authenticateToken(await sign(clock), [])).rejects.toThrow(/not initialized: fetching the discovery document .* failed: connect ECONNREFUSED/);
+    await expect(authn.authenticateToken(await sign(clock), [])).rejects.toThrow(
+      /not initialized: fetching the discovery document .* failed: connect ECONNREFUSED/,
+    );
   });
 });
 
@@ -461,7 +469,9 @@ describe("oidcAuthenticator: options", () => {
   const base = { issuerURL: issuer, clientID, http: new FakeProvider().http };
 
   it("refuses an issuer that is not an https URL without query, fragment or user", () => {
-    expect(() => oidcAuthenticator({ ...base, issuerURL: "http://issuer.example" })).toThrow(new TypeError('oidc: issuerURL "http://issuer.example" must use https, not http'));
+    expect(() => oidcAuthenticator({ ...base, issuerURL: "http://issuer.example" })).toThrow(
+      new TypeError('oidc: issuerURL "http://issuer.example" must use https, not http'),
+    );
     expect(() => oidcAuthenticator({ ...base, issuerURL: "issuer.example" })).toThrow(/is not a URL/);
     expect(() => oidcAuthenticator({ ...base, issuerURL: "https://issuer.example/?tenant=1" })).toThrow(/query or a fragment/);
     expect(() => oidcAuthenticator({ ...base, issuerURL: "https://user:pw@issuer.example" })).toThrow(/user information/);
@@ -480,6 +490,8 @@ describe("oidcAuthenticator: options", () => {
   });
 
   it("accepts the reference's algorithms", () => {
-    expect(() => oidcAuthenticator({ ...base, signingAlgorithms: ["RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384", "PS512"] })).not.toThrow();
+    expect(() =>
+      oidcAuthenticator({ ...base, signingAlgorithms: ["RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384", "PS512"] }),
+    ).not.toThrow();
   });
 });

@@ -106,7 +106,8 @@ export function oidcAuthenticator(options: OIDCAuthenticatorOptions): TokenAuthe
       payload = await verifyWithAny(token, error, verifyOptions);
     }
     // The skew is for nbf only: a token is expired from its exp on, as in the reference.
-    if (typeof payload.exp === "number" && payload.exp <= Math.floor(clock.now() / 1000)) throw new errors.JWTExpired('"exp" claim timestamp check failed', payload, "exp", "check_failed");
+    if (typeof payload.exp === "number" && payload.exp <= Math.floor(clock.now() / 1000))
+      throw new errors.JWTExpired('"exp" claim timestamp check failed', payload, "exp", "check_failed");
     return payload;
   };
 
@@ -170,7 +171,8 @@ function configOf(options: OIDCAuthenticatorOptions): Config {
     throw new TypeError(`oidc: issuerURL ${JSON.stringify(issuerURL)} is not a URL`);
   }
   if (url.protocol !== "https:") throw new TypeError(`oidc: issuerURL ${JSON.stringify(issuerURL)} must use https, not ${url.protocol.replace(/:$/, "")}`);
-  if (issuerURL.includes("?") || issuerURL.includes("#")) throw new TypeError(`oidc: issuerURL ${JSON.stringify(issuerURL)} must not have a query or a fragment`);
+  if (issuerURL.includes("?") || issuerURL.includes("#"))
+    throw new TypeError(`oidc: issuerURL ${JSON.stringify(issuerURL)} must not have a query or a fragment`);
   if (url.username !== "" || url.password !== "") throw new TypeError(`oidc: issuerURL ${JSON.stringify(issuerURL)} must not have user information`);
   if (typeof options.clientID !== "string" || options.clientID === "") throw new TypeError("oidc: clientID is required");
   const usernameClaim = options.usernameClaim ?? "sub";
@@ -178,8 +180,10 @@ function configOf(options: OIDCAuthenticatorOptions): Config {
   const algorithms = options.signingAlgorithms ?? ["RS256"];
   if (algorithms.length === 0) throw new TypeError("oidc: signingAlgorithms must not be empty");
   for (const alg of algorithms) {
-    if (alg.toLowerCase() === "none" || /^HS/i.test(alg)) throw new TypeError(`oidc: signing algorithm ${JSON.stringify(alg)} is not allowed: tokens must be signed with the provider's private key`);
-    if (!allowedSigningAlgorithms.has(alg)) throw new TypeError(`oidc: signing algorithm ${JSON.stringify(alg)} is not supported; supported: ${[...allowedSigningAlgorithms].join(", ")}`);
+    if (alg.toLowerCase() === "none" || /^HS/i.test(alg))
+      throw new TypeError(`oidc: signing algorithm ${JSON.stringify(alg)} is not allowed: tokens must be signed with the provider's private key`);
+    if (!allowedSigningAlgorithms.has(alg))
+      throw new TypeError(`oidc: signing algorithm ${JSON.stringify(alg)} is not supported; supported: ${[...allowedSigningAlgorithms].join(", ")}`);
   }
   const prefix = options.usernamePrefix ?? "";
   const usernamePrefix = prefix === "-" ? "" : prefix !== "" ? prefix : usernameClaim === "email" ? "" : `${issuerURL}#`;
@@ -235,7 +239,9 @@ class IssuerKeys {
     }
     if (this.#initialising) await this.#initialising;
     if (this.#keySet) return this.#keySet;
-    throw new AuthenticationError(`oidc: authenticator for issuer ${JSON.stringify(this.#issuerURL)} is not initialized: ${this.#failure?.message ?? "initialisation failed"}`);
+    throw new AuthenticationError(
+      `oidc: authenticator for issuer ${JSON.stringify(this.#issuerURL)} is not initialized: ${this.#failure?.message ?? "initialisation failed"}`,
+    );
   }
 
   /**
@@ -247,7 +253,8 @@ class IssuerKeys {
     const jwksURI = this.#jwksURI;
     if (jwksURI === undefined) return Promise.resolve("the issuer is not initialized");
     const since = this.#clock.now() - this.#fetchedAt;
-    if (since < refetchIntervalMs) return Promise.resolve(`they were fetched ${Math.max(0, Math.round(since / 1000))} s ago, less than ${refetchIntervalMs / 1000} s`);
+    if (since < refetchIntervalMs)
+      return Promise.resolve(`they were fetched ${Math.max(0, Math.round(since / 1000))} s ago, less than ${refetchIntervalMs / 1000} s`);
     this.#refetching = this.#fetchKeys(jwksURI)
       .then(
         ({ keySet, count }) => {
@@ -271,10 +278,13 @@ class IssuerKeys {
       const discoveryURL = `${this.#issuerURL.replace(/\/$/, "")}/.well-known/openid-configuration`;
       const document = await getJSONObject(this.#http, discoveryURL, "discovery document", "application/json");
       if (document["issuer"] !== this.#issuerURL) {
-        throw new Error(`issuer did not match the issuer returned by provider, expected ${JSON.stringify(this.#issuerURL)} got ${JSON.stringify(document["issuer"])}`);
+        throw new Error(
+          `issuer did not match the issuer returned by provider, expected ${JSON.stringify(this.#issuerURL)} got ${JSON.stringify(document["issuer"])}`,
+        );
       }
       const jwksURI = document["jwks_uri"];
-      if (typeof jwksURI !== "string" || !isHTTPSURL(jwksURI)) throw new Error(`discovery document ${discoveryURL}: jwks_uri ${JSON.stringify(jwksURI)} is not an https URL`);
+      if (typeof jwksURI !== "string" || !isHTTPSURL(jwksURI))
+        throw new Error(`discovery document ${discoveryURL}: jwks_uri ${JSON.stringify(jwksURI)} is not an https URL`);
       const { keySet, count } = await this.#fetchKeys(jwksURI);
       this.#jwksURI = jwksURI;
       this.#keySet = keySet;
@@ -369,7 +379,8 @@ function describe(error: unknown, header: TokenHeader, algorithms: readonly stri
   if (error instanceof errors.JWTExpired) return "token is expired";
   if (error instanceof errors.JWSSignatureVerificationFailed) return "signature verification failed";
   if (error instanceof errors.JOSEAlgNotAllowed) return `token signed with algorithm ${JSON.stringify(header.alg)}, expected one of ${algorithms.join(", ")}`;
-  if (error instanceof errors.JWKSNoMatchingKey) return header.kid === undefined ? "no key of the issuer verifies the token" : `no key of the issuer has kid ${JSON.stringify(header.kid)}`;
+  if (error instanceof errors.JWKSNoMatchingKey)
+    return header.kid === undefined ? "no key of the issuer verifies the token" : `no key of the issuer has kid ${JSON.stringify(header.kid)}`;
   return messageOf(error);
 }
 
@@ -383,7 +394,7 @@ function usernameOf(payload: JWTPayload, config: Config): string {
     // When the provider says whether the address is verified, it must say it is.
     const verified = payload["email_verified"];
     if (verified === false) throw new AuthenticationError("oidc: email not verified");
-    if (verified !== true) throw new AuthenticationError("oidc: email not verified: claim \"email_verified\" is not a boolean");
+    if (verified !== true) throw new AuthenticationError('oidc: email not verified: claim "email_verified" is not a boolean');
   }
   return config.usernamePrefix + value;
 }
@@ -394,7 +405,10 @@ function checkRequiredClaims(payload: JWTPayload, config: Config): void {
     if (!Object.hasOwn(payload, name)) throw new AuthenticationError(`oidc: required claim ${JSON.stringify(name)} not present in ID token`);
     const got = payload[name];
     if (typeof got !== "string") throw new AuthenticationError(`oidc: required claim ${JSON.stringify(name)} is not a string`);
-    if (got !== want) throw new AuthenticationError(`oidc: required claim ${JSON.stringify(name)} value does not match: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+    if (got !== want)
+      throw new AuthenticationError(
+        `oidc: required claim ${JSON.stringify(name)} value does not match: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`,
+      );
   }
 }
 
@@ -409,7 +423,6 @@ function groupsOf(payload: JWTPayload, config: Config): string[] {
   else throw new AuthenticationError(`oidc: groups claim ${JSON.stringify(claim)} is not a string or an array of strings`);
   return groups.map((group) => config.groupsPrefix + group);
 }
-
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

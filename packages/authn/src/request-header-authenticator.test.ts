@@ -72,7 +72,9 @@ describe("requestHeaderAuthenticator", () => {
     const request = claims(client.der);
     const result = authenticator().authenticate(request);
     await expect(result).rejects.toBeInstanceOf(AuthenticationError);
-    await expect(result).rejects.toThrow(/^request-header: verifying client certificate SN=\d+, SKID=, AKID= failed: x509: certificate signed by unknown authority$/);
+    await expect(result).rejects.toThrow(
+      /^request-header: verifying client certificate SN=\d+, SKID=, AKID= failed: x509: certificate signed by unknown authority$/,
+    );
     expect(remaining(request.headers)).toEqual(["accept"]);
   });
 
@@ -144,7 +146,7 @@ describe("requestHeaderAuthenticator", () => {
       ["X-Remote-Extra-__proto__", "p"],
     ]);
     const user = (await auth.authenticate({ headers, peerCertificates: [proxy.der] }))?.user;
-    expect(user?.extra).toEqual({ "example.com/key": ["v1"], "bad%zzescape": ["v2"], "upperK": ["v3"], scopes: ["s1", "s2"], ["__proto__"]: ["p"] });
+    expect(user?.extra).toEqual({ "example.com/key": ["v1"], "bad%zzescape": ["v2"], upperK: ["v3"], scopes: ["s1", "s2"], ["__proto__"]: ["p"] });
     expect(Object.getPrototypeOf(user?.extra)).toBe(Object.prototype);
     expect(remaining(headers)).toEqual([]);
   });

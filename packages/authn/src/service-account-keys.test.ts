@@ -22,7 +22,10 @@ async function spkiOf(key: CryptoKey): Promise<Uint8Array> {
 
 const ecdsa = (namedCurve: string) => crypto.subtle.generateKey({ name: "ECDSA", namedCurve }, true, ["sign", "verify"]);
 const rsa = () =>
-  crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", hash: "SHA-256", modulusLength: 2048, publicExponent: Uint8Array.of(1, 0, 1) }, true, ["sign", "verify"]);
+  crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", hash: "SHA-256", modulusLength: 2048, publicExponent: Uint8Array.of(1, 0, 1) }, true, [
+    "sign",
+    "verify",
+  ]);
 
 const data = new TextEncoder().encode("signed data");
 const ecdsaSign = (curveHash: string) => ({ name: "ECDSA", hash: curveHash });
@@ -195,16 +198,21 @@ describe("publicKeysFromPEM", () => {
       ...[0x30, 0x56, 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x0a, 0x03, 0x42, 0x00, 0x04],
       ...new Uint8Array(64).fill(1),
     );
-    await expect(publicKeysFromPEM(pem(spki, "PUBLIC KEY"))).rejects.toThrow("PEM block 1 (PUBLIC KEY): unsupported elliptic curve 1.3.132.0.10: want P-256, P-384 or P-521");
+    await expect(publicKeysFromPEM(pem(spki, "PUBLIC KEY"))).rejects.toThrow(
+      "PEM block 1 (PUBLIC KEY): unsupported elliptic curve 1.3.132.0.10: want P-256, P-384 or P-521",
+    );
   });
 
   it("refuses an encrypted private key, naming the block", async () => {
-    const encrypted = "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00112233445566778899AABBCCDDEEFF\n\nAAAA\n-----END RSA PRIVATE KEY-----\n";
+    const encrypted =
+      "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00112233445566778899AABBCCDDEEFF\n\nAAAA\n-----END RSA PRIVATE KEY-----\n";
     await expect(publicKeysFromPEM(encrypted)).rejects.toThrow("PEM block 1 (RSA PRIVATE KEY): it is encrypted");
   });
 
   it("refuses a block whose body is not base64 or not DER, naming the block", async () => {
-    await expect(publicKeysFromPEM("-----BEGIN PUBLIC KEY-----\nnot*base64\n-----END PUBLIC KEY-----\n")).rejects.toThrow("PEM block 1 (PUBLIC KEY): its body is not base64");
+    await expect(publicKeysFromPEM("-----BEGIN PUBLIC KEY-----\nnot*base64\n-----END PUBLIC KEY-----\n")).rejects.toThrow(
+      "PEM block 1 (PUBLIC KEY): its body is not base64",
+    );
     await expect(publicKeysFromPEM(pem(Uint8Array.of(0x30, 0x05, 0x02), "CERTIFICATE"))).rejects.toThrow(/^PEM block 1 \(CERTIFICATE\): /);
     await expect(publicKeysFromPEM(pem(Uint8Array.of(0x30, 0x05, 0x02), "EC PRIVATE KEY"))).rejects.toThrow("PEM block 1 (EC PRIVATE KEY): truncated DER");
   });

@@ -144,7 +144,9 @@ describe("serviceAccountTokenAuthenticator", () => {
     const issuerToken = await sign({ now: clock.now(), aud: [issuer] }, es256.privateKey);
     const withAudiences = authenticator({ getter, clock, audiences: ["api"] });
     expect((await withAudiences.authenticateToken(apiToken, []))?.audiences).toEqual(["api"]);
-    await expect(withAudiences.authenticateToken(issuerToken, [])).rejects.toThrow(/audiences \["https:\/\/orch.default.svc.cluster.local"\] are invalid for the target audiences \["api"\]/);
+    await expect(withAudiences.authenticateToken(issuerToken, [])).rejects.toThrow(
+      /audiences \["https:\/\/orch.default.svc.cluster.local"\] are invalid for the target audiences \["api"\]/,
+    );
     const withoutAudiences = authenticator({ getter, clock, audiences: [] });
     expect((await withoutAudiences.authenticateToken(issuerToken, []))?.audiences).toEqual([issuer]);
     await expect(withoutAudiences.authenticateToken(apiToken, [])).rejects.toBeInstanceOf(AuthenticationError);
@@ -217,7 +219,9 @@ describe("serviceAccountTokenAuthenticator", () => {
     const clock = new FakeClock();
     const p384 = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-384" }, true, ["sign", "verify"]);
     const token = await sign({ now: clock.now() }, p384.privateKey, "ES384");
-    await expect(authenticator({ getter: cluster().getter, clock }).authenticateToken(token, [])).rejects.toThrow("service account token is signed with ES384: no verification key for it");
+    await expect(authenticator({ getter: cluster().getter, clock }).authenticateToken(token, [])).rejects.toThrow(
+      "service account token is signed with ES384: no verification key for it",
+    );
   });
 
   it("accepts a token that the second of several keys verifies, and keys from a function", async () => {
@@ -284,7 +288,9 @@ describe("serviceAccountTokenAuthenticator", () => {
     const token = await sign({ now: clock.now() + 120_000 }, es256.privateKey);
     await expect(authenticator({ getter: cluster().getter, clock }).authenticateToken(token, [])).rejects.toThrow(/not valid yet|issued in the future/);
     const issuedAhead = await sign({ now: clock.now(), override: { iat: clock.now() / 1000 + 120 } }, es256.privateKey);
-    await expect(authenticator({ getter: cluster().getter, clock }).authenticateToken(issuedAhead, [])).rejects.toThrow("service account token is issued in the future");
+    await expect(authenticator({ getter: cluster().getter, clock }).authenticateToken(issuedAhead, [])).rejects.toThrow(
+      "service account token is issued in the future",
+    );
   });
 
   it.each([
@@ -292,9 +298,21 @@ describe("serviceAccountTokenAuthenticator", () => {
     ["no aud", { aud: undefined }, 'service account token has no valid "aud" claim'],
     ["no private claim", { [claimKey]: undefined }, 'service account token has no "orch.io" private claim'],
     ["no namespace", { [claimKey]: { serviceaccount: account } }, "service account token has no namespace in its private claim"],
-    ["no account uid", { [claimKey]: { namespace: "default", serviceaccount: { name: "builder" } } }, 'service account token has no valid "serviceaccount" in its private claim'],
-    ["a pod without a name", { [claimKey]: { namespace: "default", serviceaccount: account, pod: { uid: "x" } } }, 'service account token has no valid "pod" in its private claim'],
-    ["a subject of another account", { sub: "system:serviceaccount:default:admin" }, 'service account token subject "system:serviceaccount:default:admin" does not match its private claim'],
+    [
+      "no account uid",
+      { [claimKey]: { namespace: "default", serviceaccount: { name: "builder" } } },
+      'service account token has no valid "serviceaccount" in its private claim',
+    ],
+    [
+      "a pod without a name",
+      { [claimKey]: { namespace: "default", serviceaccount: account, pod: { uid: "x" } } },
+      'service account token has no valid "pod" in its private claim',
+    ],
+    [
+      "a subject of another account",
+      { sub: "system:serviceaccount:default:admin" },
+      'service account token subject "system:serviceaccount:default:admin" does not match its private claim',
+    ],
   ])("refuses a signed token with %s", async (_what, override, message) => {
     const clock = new FakeClock();
     const token = await sign({ now: clock.now(), override }, es256.privateKey);
@@ -330,11 +348,23 @@ describe("serviceAccountTokenAuthenticator", () => {
   it.each([
     ["a missing pod", { pod }, "pods/default/web-0", undefined, 'service account token has been invalidated: pod "default/web-0" not found'],
     ["a recreated pod", { pod }, "pods/default/web-0", object("web-0", "new-uid"), 'pod "default/web-0" has uid "new-uid", the token names "pod-uid"'],
-    ["a pod deleted two minutes ago", { pod }, "pods/default/web-0", object("web-0", "pod-uid", "default", at(Date.UTC(2026, 0, 1) - 120_000)), 'pod "default/web-0" has been deleted'],
+    [
+      "a pod deleted two minutes ago",
+      { pod },
+      "pods/default/web-0",
+      object("web-0", "pod-uid", "default", at(Date.UTC(2026, 0, 1) - 120_000)),
+      'pod "default/web-0" has been deleted',
+    ],
     ["a missing secret", { secret }, "secrets/default/builder-token", undefined, 'secret "default/builder-token" not found'],
     ["a recreated secret", { secret }, "secrets/default/builder-token", object("builder-token", "x"), 'secret "default/builder-token" has uid "x"'],
     ["a missing node", { node }, "nodes//node-1", undefined, 'node "node-1" not found'],
-    ["a node deleted two minutes ago", { node }, "nodes//node-1", object("node-1", "node-uid", "", at(Date.UTC(2026, 0, 1) - 120_000)), 'node "node-1" has been deleted'],
+    [
+      "a node deleted two minutes ago",
+      { node },
+      "nodes//node-1",
+      object("node-1", "node-uid", "", at(Date.UTC(2026, 0, 1) - 120_000)),
+      'node "node-1" has been deleted',
+    ],
   ])("refuses a token bound to %s", async (_what, binding, key, replacement, message) => {
     const clock = new FakeClock();
     const { getter, objects } = cluster();
@@ -379,7 +409,10 @@ describe("serviceAccountTokenAuthenticator", () => {
 
   it("names extra keys after the claim key: authentication.kubernetes.io/ for the reference's domain", async () => {
     const clock = new FakeClock();
-    const token = await new SignJWT({ ...claimsOf({ now: clock.now(), override: { [claimKey]: undefined } }), "kubernetes.io": { namespace: "default", serviceaccount: account } })
+    const token = await new SignJWT({
+      ...claimsOf({ now: clock.now(), override: { [claimKey]: undefined } }),
+      "kubernetes.io": { namespace: "default", serviceaccount: account },
+    })
       .setProtectedHeader({ alg: "ES256" })
       .sign(es256.privateKey);
     const result = await authenticator({ getter: cluster().getter, clock, claimKey: "kubernetes.io" }).authenticateToken(token, []);

@@ -300,7 +300,8 @@ export function serviceAccountTokenAuthenticator(options: ServiceAccountTokenAut
     } catch (error) {
       refuse(`has an invalid header: ${messageOf(error)}`);
     }
-    if (typeof alg !== "string" || !allowed.has(alg)) refuse(`is signed with algorithm ${JSON.stringify(alg)}: want one of ${serviceAccountTokenAlgorithms.join(", ")}`);
+    if (typeof alg !== "string" || !allowed.has(alg))
+      refuse(`is signed with algorithm ${JSON.stringify(alg)}: want one of ${serviceAccountTokenAlgorithms.join(", ")}`);
     if (b64 !== undefined) refuse("has an unencoded payload");
     const candidates = (await Promise.all((await loadKeys()).map((key) => keyFor(key, alg)))).filter((key) => key !== undefined);
     if (candidates.length === 0) refuse(`is signed with ${alg}: no verification key for it`);

@@ -142,12 +142,28 @@ describe("tokenWebhookAuthenticator: the webhook's answer", () => {
     ["a JSON array", respond(200, "[]"), /the answer is not a JSON object/],
     ["HTTP 500", respond(500, "internal error"), /token webhook: answered HTTP 500: internal error/],
     ["HTTP 401", respond(401, ""), /answered HTTP 401$/],
-    ["another apiVersion", review(alice, "authentication.orch.io/v1"), /not a authentication\.orch\.io\/v1beta1 TokenReview \(got kind "TokenReview", apiVersion "authentication\.orch\.io\/v1"\)/],
-    ["another kind", respond(200, { apiVersion: "authentication.orch.io/v1beta1", kind: "SubjectAccessReview", status: alice }), /got kind "SubjectAccessReview"/],
-    ["authenticated: true without a username", review({ authenticated: true, user: { username: "", groups: ["dev"] } }), /malformed TokenReview status: status\.user\.username is missing or empty/],
+    [
+      "another apiVersion",
+      review(alice, "authentication.orch.io/v1"),
+      /not a authentication\.orch\.io\/v1beta1 TokenReview \(got kind "TokenReview", apiVersion "authentication\.orch\.io\/v1"\)/,
+    ],
+    [
+      "another kind",
+      respond(200, { apiVersion: "authentication.orch.io/v1beta1", kind: "SubjectAccessReview", status: alice }),
+      /got kind "SubjectAccessReview"/,
+    ],
+    [
+      "authenticated: true without a username",
+      review({ authenticated: true, user: { username: "", groups: ["dev"] } }),
+      /malformed TokenReview status: status\.user\.username is missing or empty/,
+    ],
     ["authenticated: true without a user", review({ authenticated: true }), /status\.user is missing/],
     ["groups that are not strings", review({ authenticated: true, user: { username: "a", groups: [1] } }), /status\.user\.groups is not a list of strings/],
-    ["extra values that are not lists", review({ authenticated: true, user: { username: "a", extra: { k: "v" } } }), /status\.user\.extra\["k"\] is not a list of strings/],
+    [
+      "extra values that are not lists",
+      review({ authenticated: true, user: { username: "a", extra: { k: "v" } } }),
+      /status\.user\.extra\["k"\] is not a list of strings/,
+    ],
     ["authenticated that is not a boolean", review({ authenticated: "true", user: { username: "a" } }), /status\.authenticated is not a boolean/],
   ])("refuses the token, logs the webhook and the cause, and does not cache it, for %s", async (_name, response, message) => {
     const webhook = fakeWebhook(() => response);
@@ -355,7 +371,11 @@ describe("tokenWebhookAuthenticator: concurrent calls", () => {
   it("shares one webhook call among identical calls made while it is under way, each getting its own result", async () => {
     const webhook = gatedWebhook();
     const { authenticator } = setup({ http: webhook.http });
-    const calls = [authenticator.authenticateToken("good", ["api"]), authenticator.authenticateToken("good", ["api"]), authenticator.authenticateToken("good", ["api"])];
+    const calls = [
+      authenticator.authenticateToken("good", ["api"]),
+      authenticator.authenticateToken("good", ["api"]),
+      authenticator.authenticateToken("good", ["api"]),
+    ];
     await until(() => authenticator.cacheStats().misses === 3);
     webhook.open();
     const results = await Promise.all(calls);

@@ -116,7 +116,8 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions): TokenWe
   const timeoutMs = options.timeoutMs ?? 10_000;
   if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) throw new RangeError(`token webhook: timeoutMs must be a positive number, got ${timeoutMs}`);
   const maxCacheEntries = options.maxCacheEntries ?? 4096;
-  if (!Number.isInteger(maxCacheEntries) || maxCacheEntries < 1) throw new RangeError(`token webhook: maxCacheEntries must be a positive integer, got ${maxCacheEntries}`);
+  if (!Number.isInteger(maxCacheEntries) || maxCacheEntries < 1)
+    throw new RangeError(`token webhook: maxCacheEntries must be a positive integer, got ${maxCacheEntries}`);
   const clock = options.clock ?? systemClock;
   const log = options.log ?? (() => {});
   const http = options.http;
@@ -157,7 +158,9 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions): TokenWe
     }
     if (!isRecord(answer)) throw failure("the answer is not a JSON object");
     if (answer["kind"] !== "TokenReview" || answer["apiVersion"] !== apiVersion) {
-      throw failure(`the answer is not a ${apiVersion} TokenReview (got kind ${JSON.stringify(answer["kind"])}, apiVersion ${JSON.stringify(answer["apiVersion"])})`);
+      throw failure(
+        `the answer is not a ${apiVersion} TokenReview (got kind ${JSON.stringify(answer["kind"])}, apiVersion ${JSON.stringify(answer["apiVersion"])})`,
+      );
     }
     const decision = decisionOf(answer["status"], audiences);
     if (typeof decision === "string") throw failure(`malformed TokenReview status: ${decision}`);
@@ -168,16 +171,13 @@ export function tokenWebhookAuthenticator(options: TokenWebhookOptions): TokenWe
     cache.set(key, decision, decision.accepted ? cacheTTLMs : failureCacheTTLMs);
   }
 
-
   function startFlight(key: string, token: string, audiences: readonly string[]): Flight {
     const controller = new AbortController();
     const cancelTimer = clock.setTimer(timeoutMs, () => controller.abort(new Deadline("deadline")));
-    const decision = review(token, audiences, controller.signal).then(
-      (d) => {
-        if (flights.get(key) === flight) remember(key, d);
-        return d;
-      },
-    );
+    const decision = review(token, audiences, controller.signal).then((d) => {
+      if (flights.get(key) === flight) remember(key, d);
+      return d;
+    });
     const flight: Flight = { decision, controller, waiters: 0 };
     void decision
       .finally(() => {
@@ -293,7 +293,6 @@ function resultOf(decision: Decision): AuthenticationResult {
   if (u.extra !== undefined) user.extra = Object.fromEntries(Object.entries(u.extra).map(([k, v]) => [k, [...v]]));
   return decision.audiences === undefined ? { user } : { user, audiences: [...decision.audiences] };
 }
-
 
 async function sha256Hex(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));

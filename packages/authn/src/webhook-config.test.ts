@@ -69,7 +69,9 @@ describe("parseWebhookConfig: choosing the cluster and the user", () => {
   });
 
   it("uses the only context when current-context is absent", () => {
-    const text = documented.replace("current-context: webhook\n", "").replace("  - context:\n      cluster: other\n      user: other-user\n    name: other\n", "");
+    const text = documented
+      .replace("current-context: webhook\n", "")
+      .replace("  - context:\n      cluster: other\n      user: other-user\n    name: other\n", "");
     expect(parseWebhookConfig(text).server).toBe("https://authn.example.com/authenticate");
   });
 
@@ -88,24 +90,34 @@ describe("parseWebhookConfig: choosing the cluster and the user", () => {
   });
 
   it("has no credentials when the context names no user, or there are no users", () => {
-    const text = JSON.stringify({ clusters: [{ name: "a", cluster: { server: "https://a.example/" } }], users: [{ name: "b", user: { token: "t" } }], contexts: [{ name: "x", context: { cluster: "a" } }] });
+    const text = JSON.stringify({
+      clusters: [{ name: "a", cluster: { server: "https://a.example/" } }],
+      users: [{ name: "b", user: { token: "t" } }],
+      contexts: [{ name: "x", context: { cluster: "a" } }],
+    });
     expect(parseWebhookConfig(text)).toStrictEqual({ server: "https://a.example/", insecureSkipTLSVerify: false });
     expect(parseWebhookConfig(bare({}))).toStrictEqual({ server: "https://127.0.0.1:9443/", insecureSkipTLSVerify: false });
   });
 
   it("refuses several contexts without current-context", () => {
-    expect(() => parseWebhookConfig(documented.replace("current-context: webhook\n", ""))).toThrow("webhook config: there are 2 contexts and no current-context to choose one");
+    expect(() => parseWebhookConfig(documented.replace("current-context: webhook\n", ""))).toThrow(
+      "webhook config: there are 2 contexts and no current-context to choose one",
+    );
   });
 
   it("refuses a current-context that names no context", () => {
-    expect(() => parseWebhookConfig(documented.replace("current-context: webhook", "current-context: nope"))).toThrow('webhook config: current-context "nope" names no context in contexts');
+    expect(() => parseWebhookConfig(documented.replace("current-context: webhook", "current-context: nope"))).toThrow(
+      'webhook config: current-context "nope" names no context in contexts',
+    );
   });
 
   it("refuses a context that names a missing cluster or a missing user", () => {
     expect(() => parseWebhookConfig(documented.replace("cluster: name-of-remote-authn-service", "cluster: gone"))).toThrow(
       'webhook config: context "webhook" names cluster "gone", which is not in clusters',
     );
-    expect(() => parseWebhookConfig(documented.replace("user: name-of-api-server", "user: gone"))).toThrow('webhook config: context "webhook" names user "gone", which is not in users');
+    expect(() => parseWebhookConfig(documented.replace("user: name-of-api-server", "user: gone"))).toThrow(
+      'webhook config: context "webhook" names user "gone", which is not in users',
+    );
   });
 });
 
@@ -124,12 +136,19 @@ describe("parseWebhookConfig: the cluster", () => {
     expect(() => parseWebhookConfig("clusters: []")).toThrow("webhook config: there is no cluster");
   });
 
-  it.each(["/authenticate", "authn.example.com:443", "ftp://authn.example.com/", "not a url"])("refuses the server %j, which is not an absolute http(s) URL", (server) => {
-    expect(() => parseWebhookConfig(bare({ server }))).toThrow(`webhook config: cluster "c": server ${JSON.stringify(server)} is not an absolute http(s) URL`);
-  });
+  it.each(["/authenticate", "authn.example.com:443", "ftp://authn.example.com/", "not a url"])(
+    "refuses the server %j, which is not an absolute http(s) URL",
+    (server) => {
+      expect(() => parseWebhookConfig(bare({ server }))).toThrow(
+        `webhook config: cluster "c": server ${JSON.stringify(server)} is not an absolute http(s) URL`,
+      );
+    },
+  );
 
   it("refuses certificate-authority-data that is not base64", () => {
-    expect(() => parseWebhookConfig(bare({ "certificate-authority-data": "not*base64!" }))).toThrow('webhook config: cluster "c": certificate-authority-data is not valid base64');
+    expect(() => parseWebhookConfig(bare({ "certificate-authority-data": "not*base64!" }))).toThrow(
+      'webhook config: cluster "c": certificate-authority-data is not valid base64',
+    );
   });
 
   it("refuses certificate-authority-data whose bytes are not PEM", () => {
@@ -146,7 +165,9 @@ describe("parseWebhookConfig: the cluster", () => {
   });
 
   it("refuses a certificate authority together with insecure-skip-tls-verify", () => {
-    expect(() => parseWebhookConfig(bare({ "certificate-authority": "ca.pem", "insecure-skip-tls-verify": true }))).toThrow("together with insecure-skip-tls-verify is not allowed");
+    expect(() => parseWebhookConfig(bare({ "certificate-authority": "ca.pem", "insecure-skip-tls-verify": true }))).toThrow(
+      "together with insecure-skip-tls-verify is not allowed",
+    );
   });
 
   it("refuses fields of the wrong type", () => {
@@ -168,7 +189,9 @@ describe("parseWebhookConfig: the user", () => {
   });
 
   it("refuses client-key-data that is not base64", () => {
-    expect(() => parseWebhookConfig(bare({}, { "client-certificate": "c.pem", "client-key-data": "%%%" }))).toThrow('user "u": client-key-data is not valid base64');
+    expect(() => parseWebhookConfig(bare({}, { "client-certificate": "c.pem", "client-key-data": "%%%" }))).toThrow(
+      'user "u": client-key-data is not valid base64',
+    );
   });
 
   it.each(["tokenFile", "exec", "auth-provider", "username"])("refuses a user credential it does not support: %s", (field) => {
@@ -178,7 +201,9 @@ describe("parseWebhookConfig: the user", () => {
 
 describe("parseWebhookConfig: text that is not a kubeconfig", () => {
   it("refuses text that does not parse as YAML, naming the source", () => {
-    expect(() => parseWebhookConfig("clusters: [\n  - name: c\n", "/etc/orch/webhook.yaml")).toThrow(/^webhook config \/etc\/orch\/webhook\.yaml: not valid YAML or JSON: /);
+    expect(() => parseWebhookConfig("clusters: [\n  - name: c\n", "/etc/orch/webhook.yaml")).toThrow(
+      /^webhook config \/etc\/orch\/webhook\.yaml: not valid YAML or JSON: /,
+    );
     expect(() => parseWebhookConfig('{"clusters": [}')).toThrow(/^webhook config: not valid YAML or JSON: /);
   });
 

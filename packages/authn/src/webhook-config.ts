@@ -125,7 +125,8 @@ export function parseWebhookConfig(text: string, source?: string): WebhookConfig
   } catch {
     url = undefined;
   }
-  if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:")) fail(`${at}: server ${JSON.stringify(server)} is not an absolute http(s) URL`);
+  if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:"))
+    fail(`${at}: server ${JSON.stringify(server)} is not an absolute http(s) URL`);
 
   const config: WebhookConfig = { server, insecureSkipTLSVerify: false };
   const insecure = cl.body["insecure-skip-tls-verify"];
@@ -145,7 +146,8 @@ export function parseWebhookConfig(text: string, source?: string): WebhookConfig
     const ut = `user ${JSON.stringify(user.name)}`;
     for (const [field, what] of Object.entries(unsupportedUserFields)) {
       const value = user.body[field];
-      if (value !== undefined && value !== null && value !== "") fail(`${ut}: ${field} (${what}) is not supported: use token or client-certificate and client-key`);
+      if (value !== undefined && value !== null && value !== "")
+        fail(`${ut}: ${field} (${what}) is not supported: use token or client-certificate and client-key`);
     }
     const cert = pemSource(user.body, "client-certificate", ut, fail);
     const key = pemSource(user.body, "client-key", ut, fail);

@@ -83,7 +83,9 @@ describe("x509Authenticator", () => {
   });
 
   it("refuses a malformed certificate", async () => {
-    await expect(authenticator.authenticate(request(new Uint8Array([0x30, 0x00])))).rejects.toThrow(/^verifying certificate \(malformed\) failed: x509: malformed certificate/);
+    await expect(authenticator.authenticate(request(new Uint8Array([0x30, 0x00])))).rejects.toThrow(
+      /^verifying certificate \(malformed\) failed: x509: malformed certificate/,
+    );
   });
 
   it("accepts clients of any CA of the bundle", async () => {

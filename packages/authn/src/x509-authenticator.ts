@@ -37,7 +37,8 @@ export function x509Authenticator(options: X509AuthenticatorOptions): Authentica
       if (presented === undefined) return undefined;
       const now = clock.now();
       const known = verified.get(presented);
-      if (known && now >= known.notBefore && now <= known.notAfter) return known.result && { user: { ...known.result.user, groups: [...known.result.user.groups] } };
+      if (known && now >= known.notBefore && now <= known.notAfter)
+        return known.result && { user: { ...known.result.user, groups: [...known.result.user.groups] } };
       const path = await verifyClientChain(chain, roots, now).catch((error: unknown) => {
         const reason = error instanceof Error ? error.message : String(error);
         throw new AuthenticationError(`verifying certificate ${describeCertificate(presented)} failed: ${reason}`, { cause: error });

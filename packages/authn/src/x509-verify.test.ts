@@ -89,17 +89,13 @@ describe("verifyClientChain", () => {
   it("refuses an expired leaf with the reference's message", async () => {
     const expired = await clientCertificate(root, "CN=alice", { notBefore: new Date(Date.UTC(2020, 0, 1)), notAfter: new Date(Date.UTC(2021, 0, 1)) });
     const error = await refusal(verifyClientChain([expired.der], roots, testNow));
-    expect(error.message).toBe(
-      "x509: certificate has expired or is not yet valid: current time 2026-01-01T00:00:00Z is after 2021-01-01T00:00:00Z",
-    );
+    expect(error.message).toBe("x509: certificate has expired or is not yet valid: current time 2026-01-01T00:00:00Z is after 2021-01-01T00:00:00Z");
   });
 
   it("refuses a leaf that is not yet valid", async () => {
     const early = await clientCertificate(root, "CN=alice", { notBefore: new Date(Date.UTC(2027, 0, 1)), notAfter: new Date(Date.UTC(2028, 0, 1)) });
     const error = await refusal(verifyClientChain([early.der], roots, testNow));
-    expect(error.message).toBe(
-      "x509: certificate has expired or is not yet valid: current time 2026-01-01T00:00:00Z is before 2027-01-01T00:00:00Z",
-    );
+    expect(error.message).toBe("x509: certificate has expired or is not yet valid: current time 2026-01-01T00:00:00Z is before 2027-01-01T00:00:00Z");
   });
 
   it("checks validity against the given time, not the wall clock", async () => {
@@ -112,11 +108,16 @@ describe("verifyClientChain", () => {
     const old = await certificateAuthority("CN=old-ca", root, { notBefore: new Date(Date.UTC(2020, 0, 1)), notAfter: new Date(Date.UTC(2021, 0, 1)) });
     const viaOld = await clientCertificate(old, "CN=dave");
     const error = await refusal(verifyClientChain([viaOld.der, old.der], roots, testNow));
-    expect(error.message).toMatch(/^x509: certificate signed by unknown authority \(possibly because of "x509: certificate has expired or is not yet valid: .*" while trying to verify candidate authority certificate "old-ca"\)$/);
+    expect(error.message).toMatch(
+      /^x509: certificate signed by unknown authority \(possibly because of "x509: certificate has expired or is not yet valid: .*" while trying to verify candidate authority certificate "old-ca"\)$/,
+    );
   });
 
   it("refuses a chain to an expired root", async () => {
-    const oldRoot = await certificateAuthority("CN=old-root", undefined, { notBefore: new Date(Date.UTC(2020, 0, 1)), notAfter: new Date(Date.UTC(2021, 0, 1)) });
+    const oldRoot = await certificateAuthority("CN=old-root", undefined, {
+      notBefore: new Date(Date.UTC(2020, 0, 1)),
+      notAfter: new Date(Date.UTC(2021, 0, 1)),
+    });
     const client = await clientCertificate(oldRoot, "CN=erin");
     const error = await refusal(verifyClientChain([client.der], parseCertificateBundle(oldRoot.pem), testNow));
     expect(error.message).toMatch(/unknown authority \(possibly because of "x509: certificate has expired/);

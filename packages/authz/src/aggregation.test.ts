@@ -40,12 +40,20 @@ describe("aggregatedRules", () => {
     ];
     const select = (expressions: NonNullable<NonNullable<ClusterRole["aggregationRule"]>["clusterRoleSelectors"]>[number]) =>
       aggregatedRules(role("t", {}, [], { clusterRoleSelectors: [expressions] }), all);
-    expect(select({ matchExpressions: [{ key: "tier", operator: "In", values: ["web", "db"] }] })).toEqual([r("get", "secret"), r("get", "db"), r("get", "web")]);
-    expect(select({ matchExpressions: [{ key: "tier", operator: "NotIn", values: ["web"] }] })).toEqual([r("get", "none"), r("get", "db")]);
-    expect(select({ matchExpressions: [{ key: "tier", operator: "Exists" }, { key: "restricted", operator: "DoesNotExist" }] })).toEqual([
+    expect(select({ matchExpressions: [{ key: "tier", operator: "In", values: ["web", "db"] }] })).toEqual([
+      r("get", "secret"),
       r("get", "db"),
       r("get", "web"),
     ]);
+    expect(select({ matchExpressions: [{ key: "tier", operator: "NotIn", values: ["web"] }] })).toEqual([r("get", "none"), r("get", "db")]);
+    expect(
+      select({
+        matchExpressions: [
+          { key: "tier", operator: "Exists" },
+          { key: "restricted", operator: "DoesNotExist" },
+        ],
+      }),
+    ).toEqual([r("get", "db"), r("get", "web")]);
     expect(select({ matchLabels: { team: "x" }, matchExpressions: [{ key: "tier", operator: "DoesNotExist" }] })).toEqual([r("get", "none")]);
   });
 
@@ -80,7 +88,11 @@ describe("aggregatedRules", () => {
   it("lets an invalid selector select nothing", () => {
     const t = role("t", {}, [], { clusterRoleSelectors: [{ matchExpressions: [{ key: "x", operator: "In" }] }, { matchLabels: { ok: "1" } }] });
     expect(aggregatedRules(t, [role("x", { x: "1", ok: "1" }, [r("get", "x")])])).toEqual([r("get", "x")]);
-    expect(aggregatedRules(role("u", {}, [], { clusterRoleSelectors: [{ matchExpressions: [{ key: "x", operator: "In" }] }] }), [role("x", { x: "1" }, [r("get", "x")])])).toEqual([]);
+    expect(
+      aggregatedRules(role("u", {}, [], { clusterRoleSelectors: [{ matchExpressions: [{ key: "x", operator: "In" }] }] }), [
+        role("x", { x: "1" }, [r("get", "x")]),
+      ]),
+    ).toEqual([]);
   });
 
   it("returns copies that do not alias the source roles' rules", () => {

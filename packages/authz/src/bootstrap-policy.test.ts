@@ -83,12 +83,17 @@ describe("bootstrapPolicy", () => {
       bootstrapPolicy(domain)
         .clusterRoles.filter((r) => r.metadata.name.endsWith("-approver"))
         .map((r) => ({ name: r.metadata.name, rules: r.rules }));
-    expect(signers("orch.io")).toEqual([
-      ["system:certificates.orch.io:legacy-unknown-approver", "orch.io/legacy-unknown"],
-      ["system:certificates.orch.io:nodeagent-serving-approver", "orch.io/nodeagent-serving"],
-      ["system:certificates.orch.io:orch-apiserver-client-approver", "orch.io/orch-apiserver-client"],
-      ["system:certificates.orch.io:orch-apiserver-client-nodeagent-approver", "orch.io/orch-apiserver-client-nodeagent"],
-    ].map(([name, signer]) => ({ name, rules: [{ verbs: ["approve"], apiGroups: ["certificates.orch.io"], resources: ["signers"], resourceNames: [signer] }] })));
+    expect(signers("orch.io")).toEqual(
+      [
+        ["system:certificates.orch.io:legacy-unknown-approver", "orch.io/legacy-unknown"],
+        ["system:certificates.orch.io:nodeagent-serving-approver", "orch.io/nodeagent-serving"],
+        ["system:certificates.orch.io:orch-apiserver-client-approver", "orch.io/orch-apiserver-client"],
+        ["system:certificates.orch.io:orch-apiserver-client-nodeagent-approver", "orch.io/orch-apiserver-client-nodeagent"],
+      ].map(([name, signer]) => ({
+        name,
+        rules: [{ verbs: ["approve"], apiGroups: ["certificates.orch.io"], resources: ["signers"], resourceNames: [signer] }],
+      })),
+    );
     expect(signers("k8s.io").map((s) => s.rules?.[0]?.resourceNames?.[0])).toEqual([
       "kubernetes.io/legacy-unknown",
       "kubernetes.io/kubelet-serving",
@@ -100,7 +105,10 @@ describe("bootstrapPolicy", () => {
   it("keeps the reference's discovery, public-info and monitoring paths, sorted as the reference stores them", () => {
     const policy = bootstrapPolicy("orch.io");
     expect(find(policy.clusterRoles, "system:discovery").rules).toEqual([
-      { verbs: ["get"], nonResourceURLs: ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"] },
+      {
+        verbs: ["get"],
+        nonResourceURLs: ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"],
+      },
     ]);
     expect(find(policy.clusterRoles, "system:public-info-viewer").rules).toEqual([
       { verbs: ["get"], nonResourceURLs: ["/healthz", "/livez", "/readyz", "/version", "/version/"] },
@@ -155,7 +163,9 @@ describe("bootstrapPolicy", () => {
       expect(await decide(resource(joiner, "create", "certificates.orch.io", "certificatesigningrequests"))).toBe("allow");
       expect(await decide(resource(joiner, "watch", "certificates.orch.io", "certificatesigningrequests"))).toBe("allow");
       expect(await decide(resource(joiner, "create", "certificates.orch.io", "certificatesigningrequests", "", { subresource: "nodeclient" }))).toBe("allow");
-      expect(await decide(resource(joiner, "create", "certificates.orch.io", "certificatesigningrequests", "", { subresource: "selfnodeclient" }))).toBe("noOpinion");
+      expect(await decide(resource(joiner, "create", "certificates.orch.io", "certificatesigningrequests", "", { subresource: "selfnodeclient" }))).toBe(
+        "noOpinion",
+      );
       expect(await decide(resource(node, "create", "certificates.orch.io", "certificatesigningrequests", "", { subresource: "selfnodeclient" }))).toBe("allow");
       expect(await decide(resource(joiner, "update", "certificates.orch.io", "certificatesigningrequests", "", { subresource: "approval" }))).toBe("noOpinion");
     });
@@ -174,7 +184,11 @@ describe("bootstrapPolicy", () => {
         roleRef: { apiGroup: "rbac.authorization.orch.io", kind: "ClusterRole", name: role },
         subjects: [{ kind: "User", apiGroup: "rbac.authorization.orch.io", name: user }],
       });
-      for (const [role, user] of [["view", "viewer"], ["edit", "editor"], ["admin", "boss"]] as const) {
+      for (const [role, user] of [
+        ["view", "viewer"],
+        ["edit", "editor"],
+        ["admin", "boss"],
+      ] as const) {
         index.apply({ type: "ADDED", kind: "RoleBinding", object: bind(role, role, user) });
       }
       const as = (name: string): UserInfo => ({ name, groups: ["system:authenticated"] });
@@ -229,7 +243,10 @@ describe("reconcileRole", () => {
   });
 
   it("leaves a role annotated autoupdate false alone", () => {
-    const existing: ClusterRole = { metadata: { name: "system:node-bootstrapper", annotations: { "rbac.authorization.orch.io/autoupdate": "false" } }, rules: [] };
+    const existing: ClusterRole = {
+      metadata: { name: "system:node-bootstrapper", annotations: { "rbac.authorization.orch.io/autoupdate": "false" } },
+      rules: [],
+    };
     expect(reconcileRole(existing, wanted())).toBeUndefined();
     const k8s: ClusterRole = { metadata: { name: "system:node-bootstrapper", annotations: { "rbac.authorization.kubernetes.io/autoupdate": "false" } } };
     expect(reconcileRole(k8s, find(bootstrapPolicy("k8s.io").clusterRoles, "system:node-bootstrapper"))).toBeUndefined();

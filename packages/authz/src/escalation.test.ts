@@ -28,7 +28,10 @@ describe("covers", () => {
   const pods = (verbs: string[], extra: Partial<PolicyRule> = {}): PolicyRule => ({ verbs, apiGroups: [""], resources: ["pods"], ...extra });
 
   it("covers everything with the all-powerful rules", () => {
-    const owner: PolicyRule[] = [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }, { verbs: ["*"], nonResourceURLs: ["*"] }];
+    const owner: PolicyRule[] = [
+      { verbs: ["*"], apiGroups: ["*"], resources: ["*"] },
+      { verbs: ["*"], nonResourceURLs: ["*"] },
+    ];
     const servant: PolicyRule[] = [pods(["get", "escalate"], { resourceNames: ["x"] }), { verbs: ["get"], nonResourceURLs: ["/metrics"] }];
     expect(covers(owner, servant)).toEqual({ covered: true, missing: [] });
   });
@@ -77,13 +80,26 @@ describe("uncoveredRules", () => {
       { metadata: { name: "edit" }, rules: [{ verbs: ["get", "list", "create"], apiGroups: [""], resources: ["pods", "configmaps"] }] },
       { metadata: { name: "discovery" }, rules: [{ verbs: ["get"], nonResourceURLs: ["/api", "/api/*"] }] },
     ],
-    roleBindings: [{ metadata: { name: "b", namespace: "team-a" }, roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "edit" }, subjects: [{ kind: "User", name: "alice" }] }],
+    roleBindings: [
+      {
+        metadata: { name: "b", namespace: "team-a" },
+        roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "edit" },
+        subjects: [{ kind: "User", name: "alice" }],
+      },
+    ],
     clusterRoleBindings: [
-      { metadata: { name: "d" }, roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "discovery" }, subjects: [{ kind: "Group", name: "system:authenticated" }] },
+      {
+        metadata: { name: "d" },
+        roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "discovery" },
+        subjects: [{ kind: "Group", name: "system:authenticated" }],
+      },
     ],
   });
   const alice: UserInfo = { name: "alice", groups: ["system:authenticated"] };
-  const grant: PolicyRule[] = [{ verbs: ["get"], apiGroups: [""], resources: ["pods"] }, { verbs: ["get"], nonResourceURLs: ["/api/v1"] }];
+  const grant: PolicyRule[] = [
+    { verbs: ["get"], apiGroups: [""], resources: ["pods"] },
+    { verbs: ["get"], nonResourceURLs: ["/api/v1"] },
+  ];
 
   it("finds nothing uncovered when the user holds the rules in that namespace (cluster-wide ones included)", () => {
     expect(uncoveredRules(index, alice, "team-a", grant)).toEqual([]);
@@ -93,4 +109,3 @@ describe("uncoveredRules", () => {
     expect(uncoveredRules(index, alice, "team-b", grant)).toEqual([{ verbs: ["get"], apiGroups: [""], resources: ["pods"] }]);
   });
 });
-

@@ -104,7 +104,3 @@ export function covers(ownerRules: readonly PolicyRule[], servantRules: readonly
 export function uncoveredRules(index: RBACIndex, user: UserInfo, namespace: string, rules: readonly PolicyRule[]): PolicyRule[] {
   return covers(index.policyRulesFor(user, namespace).rules, rules).missing;
 }
-
-
-
-

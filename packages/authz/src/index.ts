@@ -23,7 +23,16 @@ export {
   type Subject,
   type SubjectKind,
 } from "./rbac-types.js";
-export { apiGroupMatches, nonResourceURLMatches, requestOf, resourceMatches, resourceNameMatches, ruleAllows, verbMatches, type RBACRequest } from "./rule-match.js";
+export {
+  apiGroupMatches,
+  nonResourceURLMatches,
+  requestOf,
+  resourceMatches,
+  resourceNameMatches,
+  ruleAllows,
+  verbMatches,
+  type RBACRequest,
+} from "./rule-match.js";
 export { RBACIndex, type RBACEvent, type RBACEventType, type RBACGrant, type RBACKind, type RBACSnapshot } from "./rbac-index.js";
 export { rbacAuthorizer, type RBACAuthorizerOptions } from "./rbac-authorizer.js";
 export { breakdownRule, covers, uncoveredRules } from "./escalation.js";

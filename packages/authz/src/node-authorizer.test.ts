@@ -36,7 +36,10 @@ const web = pod("dev", "web", "n1", {
   volumes: [
     { name: "s", secret: { secretName: "volume-secret" } },
     { name: "c", configMap: { name: "volume-config" } },
-    { name: "p", projected: { sources: [{ secret: { name: "projected-secret" } }, { configMap: { name: "projected-config" } }, { serviceAccountToken: { path: "t" } }] } },
+    {
+      name: "p",
+      projected: { sources: [{ secret: { name: "projected-secret" } }, { configMap: { name: "projected-config" } }, { serviceAccountToken: { path: "t" } }] },
+    },
     { name: "data", persistentVolumeClaim: { claimName: "data" } },
     { name: "scratch", ephemeral: { volumeClaimTemplate: { spec: {} } } },
     { name: "csi", csi: { driver: "d", nodePublishSecretRef: { name: "csi-secret" } } },
@@ -46,11 +49,21 @@ const web = pod("dev", "web", "n1", {
 /** A pod on another node, referencing its own objects. */
 const other = pod("dev", "other", "n2", {
   serviceAccountName: "other-sa",
-  volumes: [{ name: "s", secret: { secretName: "other-secret" } }, { name: "c", configMap: { name: "other-config" } }, { name: "d", persistentVolumeClaim: { claimName: "other-data" } }],
+  volumes: [
+    { name: "s", secret: { secretName: "other-secret" } },
+    { name: "c", configMap: { name: "other-config" } },
+    { name: "d", persistentVolumeClaim: { claimName: "other-data" } },
+  ],
 });
 
 /** A mirror pod on n1: it is n1's, but what it names is not. */
-const mirror = pod("dev", "static-web", "n1", { serviceAccountName: "mirror-sa", volumes: [{ name: "s", secret: { secretName: "mirror-secret" } }] }, { "orch.io/config.mirror": "abc" });
+const mirror = pod(
+  "dev",
+  "static-web",
+  "n1",
+  { serviceAccountName: "mirror-sa", volumes: [{ name: "s", secret: { secretName: "mirror-secret" } }] },
+  { "orch.io/config.mirror": "abc" },
+);
 
 function pvc(namespace: string, name: string, volumeName?: string): APIObject {
   return { apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: { namespace, name }, spec: volumeName ? { volumeName } : {} };
@@ -103,7 +116,10 @@ describe("nodeAuthorizer: who it decides for", () => {
   it("has no opinion, without asking the graph, for users that are not nodes", async () => {
     const g = fakeGraph([web]);
     const a = nodeAuthorizer(g);
-    expect(await a.authorize(core({ name: "alice", groups: ["system:nodes"] }, "get", "secrets", "dev", "registry"))).toEqual({ decision: "noOpinion", reason: "" });
+    expect(await a.authorize(core({ name: "alice", groups: ["system:nodes"] }, "get", "secrets", "dev", "registry"))).toEqual({
+      decision: "noOpinion",
+      reason: "",
+    });
     expect(await decision(core({ name: "system:node:n1", groups: ["system:authenticated"] }, "get", "secrets", "dev", "registry"), a)).toBe("noOpinion");
     expect(await decision(core({ name: "system:masters", groups: ["system:masters"] }, "get", "nodes", "", "n1"), a)).toBe("noOpinion");
     expect(g.calls).toEqual([]);
@@ -177,7 +193,10 @@ describe("nodeAuthorizer: secrets and config maps of its pods", () => {
   });
 
   it("has no opinion on writes, lists of every secret, sub-resources and cluster-scoped reads", async () => {
-    expect(await authorizer.authorize(core(n1, "update", "secrets", "dev", "registry"))).toEqual({ decision: "noOpinion", reason: "can only read resources of this type" });
+    expect(await authorizer.authorize(core(n1, "update", "secrets", "dev", "registry"))).toEqual({
+      decision: "noOpinion",
+      reason: "can only read resources of this type",
+    });
     expect(await authorizer.authorize(core(n1, "list", "secrets", "dev", ""))).toEqual({ decision: "noOpinion", reason: "No Object name found" });
     expect(await decision(core(n1, "get", "secrets", "dev", "registry", "status"))).toBe("noOpinion");
     expect(await decision(core(n1, "list", "secrets", "", "registry"))).toBe("noOpinion");
@@ -193,7 +212,12 @@ describe("nodeAuthorizer: secrets and config maps of its pods", () => {
   });
 
   it("ignores garbage in a pod's spec instead of failing", async () => {
-    const junk: APIObject = { apiVersion: "v1", kind: "Pod", metadata: { namespace: "dev", name: "junk" }, spec: { nodeName: "n1", volumes: "nope", containers: [null, { env: 3 }], imagePullSecrets: [{ name: 5 }, { name: "pull" }] } };
+    const junk: APIObject = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { namespace: "dev", name: "junk" },
+      spec: { nodeName: "n1", volumes: "nope", containers: [null, { env: 3 }], imagePullSecrets: [{ name: 5 }, { name: "pull" }] },
+    };
     const a = nodeAuthorizer(fakeGraph([junk]));
     expect(await decision(core(n1, "get", "secrets", "dev", "pull"), a)).toBe("allow");
     expect(await decision(core(n1, "get", "secrets", "dev", "5"), a)).toBe("noOpinion");
@@ -219,13 +243,17 @@ describe("nodeAuthorizer: claims, volumes and service account tokens", () => {
 
   it("with getPV, needs the volume's claimRef to name the claim back, and allows the kubelet-visible secrets the volume names", async () => {
     const volumes = [
-      pv("pv-data", { namespace: "dev", name: "data" }, {
-        csi: {
-          driver: "d",
-          nodeStageSecretRef: { namespace: "storage", name: "stage-secret" },
-          controllerPublishSecretRef: { namespace: "storage", name: "controller-secret" },
+      pv(
+        "pv-data",
+        { namespace: "dev", name: "data" },
+        {
+          csi: {
+            driver: "d",
+            nodeStageSecretRef: { namespace: "storage", name: "stage-secret" },
+            controllerPublishSecretRef: { namespace: "storage", name: "controller-secret" },
+          },
         },
-      }),
+      ),
       pv("pv-scratch", { namespace: "dev", name: "someone-else" }, { rbd: { secretRef: { name: "rbd-secret" } } }),
     ];
     const a = nodeAuthorizer(fakeGraph([web], [pvc("dev", "data", "pv-data"), pvc("dev", "web-scratch", "pv-scratch")], volumes));
@@ -237,7 +265,13 @@ describe("nodeAuthorizer: claims, volumes and service account tokens", () => {
   });
 
   it("reads a volume plugin's secret without a namespace in the claim's namespace", async () => {
-    const a = nodeAuthorizer(fakeGraph([web], [pvc("dev", "data", "pv-data")], [pv("pv-data", { namespace: "dev", name: "data" }, { cephfs: { secretRef: { name: "ceph-secret" } } })]));
+    const a = nodeAuthorizer(
+      fakeGraph(
+        [web],
+        [pvc("dev", "data", "pv-data")],
+        [pv("pv-data", { namespace: "dev", name: "data" }, { cephfs: { secretRef: { name: "ceph-secret" } } })],
+      ),
+    );
     expect(await decision(core(n1, "get", "secrets", "dev", "ceph-secret"), a)).toBe("allow");
     expect(await decision(core(n1, "get", "secrets", "other", "ceph-secret"), a)).toBe("noOpinion");
   });
@@ -261,8 +295,14 @@ describe("nodeAuthorizer: its own Node, its Lease and its pods", () => {
   });
 
   it("has no opinion on other nodes, on every node, and on deleting its own", async () => {
-    expect(await authorizer.authorize(core(n1, "get", "nodes", "", "n2"))).toEqual({ decision: "noOpinion", reason: "node 'n1' cannot read 'n2', only its own Node object" });
-    expect(await authorizer.authorize(core(n1, "list", "nodes", "", ""))).toEqual({ decision: "noOpinion", reason: "node 'n1' cannot read all nodes, only its own Node object" });
+    expect(await authorizer.authorize(core(n1, "get", "nodes", "", "n2"))).toEqual({
+      decision: "noOpinion",
+      reason: "node 'n1' cannot read 'n2', only its own Node object",
+    });
+    expect(await authorizer.authorize(core(n1, "list", "nodes", "", ""))).toEqual({
+      decision: "noOpinion",
+      reason: "node 'n1' cannot read all nodes, only its own Node object",
+    });
     expect(await decision(core(n1, "patch", "nodes", "", "n2"))).toBe("noOpinion");
     expect(await decision(core(n1, "update", "nodes", "", "n2", "status"))).toBe("noOpinion");
     expect(await decision(core(n1, "create", "nodes", "", "n2"))).toBe("noOpinion");
@@ -271,7 +311,10 @@ describe("nodeAuthorizer: its own Node, its Lease and its pods", () => {
   });
 
   it("allows its own Lease in orch-node-lease of coordination.orch.io, and creating one", async () => {
-    const lease = (verb: string, name: string, namespace = "orch-node-lease"): Attributes => ({ ...core(n1, verb, "leases", namespace, name), apiGroup: "coordination.orch.io" });
+    const lease = (verb: string, name: string, namespace = "orch-node-lease"): Attributes => ({
+      ...core(n1, verb, "leases", namespace, name),
+      apiGroup: "coordination.orch.io",
+    });
     for (const verb of ["get", "update", "patch", "delete"]) expect(await decision(lease(verb, "n1"))).toBe("allow");
     expect(await decision(lease("create", ""))).toBe("allow");
     expect(await decision(lease("get", "n2"))).toBe("noOpinion");
@@ -298,13 +341,21 @@ describe("nodeAuthorizer: its own Node, its Lease and its pods", () => {
     expect(await decision(core(n1, "update", "pods", "dev", "web", "status"))).toBe("allow");
     expect(await decision(core(n1, "patch", "pods", "dev", "web", "status"))).toBe("allow");
     expect(await decision(core(n1, "create", "pods", "dev", "web", "eviction"))).toBe("allow");
-    for (const [verb, subresource] of [["get", ""], ["delete", ""], ["patch", "status"], ["create", "eviction"]] as const) {
+    for (const [verb, subresource] of [
+      ["get", ""],
+      ["delete", ""],
+      ["patch", "status"],
+      ["create", "eviction"],
+    ] as const) {
       expect(await decision(core(n1, verb, "pods", "dev", "other", subresource))).toBe("noOpinion");
     }
   });
 
   it("has no opinion on listing every pod, creating pods and updating a pod's spec", async () => {
-    expect(await authorizer.authorize(core(n1, "list", "pods", "", ""))).toEqual({ decision: "noOpinion", reason: "can only list/watch pods with spec.nodeName field selector" });
+    expect(await authorizer.authorize(core(n1, "list", "pods", "", ""))).toEqual({
+      decision: "noOpinion",
+      reason: "can only list/watch pods with spec.nodeName field selector",
+    });
     expect(await decision(core(n1, "create", "pods", "dev", ""))).toBe("noOpinion");
     expect(await decision(core(n1, "update", "pods", "dev", "web"))).toBe("noOpinion");
     expect(await decision(core(n1, "get", "pods", "dev", "web", "log"))).toBe("noOpinion");

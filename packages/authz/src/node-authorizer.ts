@@ -227,7 +227,8 @@ export function nodeAuthorizer(graph: NodeGraph, options: NodeAuthorizerOptions 
     if (attributes.subresource) return noOpinion("cannot access a subresource of a node lease");
     if (attributes.namespace !== leaseNamespace) return noOpinion(`can only access leases in the ${JSON.stringify(leaseNamespace)} system namespace`);
     const name = attributes.name ?? "";
-    if (verb === "create" ? name !== "" && name !== node : name !== node) return noOpinion("can only access node lease with the same name as the requesting node");
+    if (verb === "create" ? name !== "" && name !== node : name !== node)
+      return noOpinion("can only access node lease with the same name as the requesting node");
     return allow();
   }
 

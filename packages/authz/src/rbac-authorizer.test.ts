@@ -8,7 +8,6 @@ import { clusterBinding, clusterRole, groupSubject, roleBinding, userSubject } f
 import { RBACIndex } from "./rbac-index.js";
 import type { ClusterRole, ClusterRoleBinding, PolicyRule, RoleBinding } from "./rbac-types.js";
 
-
 const alice: UserInfo = { name: "alice", groups: ["devs", "system:authenticated"] };
 
 function resource(user: UserInfo, verb: string, apiGroup: string, resourceName: string, namespace = "", extra: Partial<Attributes> = {}): Attributes {
@@ -100,8 +99,15 @@ describe("rbacAuthorizer", () => {
     const request = resource(alice, "get", "", "pods", "team-a");
     await expect(live$.authorize(request)).resolves.toMatchObject({ decision: "noOpinion" });
     live.apply({ type: "ADDED", kind: "RoleBinding", object: roleBinding("team-a", "r", "Role", "reader", [groupSubject("devs")]) });
-    await expect(live$.authorize(request)).resolves.toMatchObject({ decision: "noOpinion", reason: 'RBAC: role.rbac.authorization.orch.io "reader" not found' });
-    live.apply({ type: "ADDED", kind: "Role", object: { metadata: { name: "reader", namespace: "team-a" }, rules: [{ verbs: ["get"], apiGroups: [""], resources: ["pods"] }] } });
+    await expect(live$.authorize(request)).resolves.toMatchObject({
+      decision: "noOpinion",
+      reason: 'RBAC: role.rbac.authorization.orch.io "reader" not found',
+    });
+    live.apply({
+      type: "ADDED",
+      kind: "Role",
+      object: { metadata: { name: "reader", namespace: "team-a" }, rules: [{ verbs: ["get"], apiGroups: [""], resources: ["pods"] }] },
+    });
     await expect(live$.authorize(request)).resolves.toEqual({
       decision: "allow",
       reason: 'RBAC: allowed by RoleBinding "r/team-a" of Role "reader" to Group "devs"',
@@ -121,7 +127,9 @@ describe("rbacAuthorizer", () => {
     await expect(boot.authorize(path(admin, "put", "/anything"))).resolves.toMatchObject({ decision: "allow" });
     await expect(boot.authorize(path(alice, "get", "/apis/apps/v1"))).resolves.toMatchObject({ decision: "allow" });
     await expect(boot.authorize(resource(alice, "create", "authorization.orch.io", "selfsubjectaccessreviews"))).resolves.toMatchObject({ decision: "allow" });
-    await expect(boot.authorize(resource(alice, "create", "authorization.k8s.io", "selfsubjectaccessreviews"))).resolves.toMatchObject({ decision: "noOpinion" });
+    await expect(boot.authorize(resource(alice, "create", "authorization.k8s.io", "selfsubjectaccessreviews"))).resolves.toMatchObject({
+      decision: "noOpinion",
+    });
     await expect(boot.authorize(resource(alice, "get", "", "pods", "default"))).resolves.toMatchObject({ decision: "noOpinion" });
     await expect(boot.authorize(path(anonymous, "get", "/readyz"))).resolves.toMatchObject({ decision: "allow" });
     await expect(boot.authorize(path(anonymous, "get", "/api"))).resolves.toMatchObject({ decision: "noOpinion" });

@@ -47,8 +47,7 @@ function aggregate(messages: readonly string[]): string {
  */
 export function rbacAuthorizer(index: RBACIndex, options: RBACAuthorizerOptions = {}): Authorizer & RuleResolver {
   const rbacGroup = groupOf("rbac.authorization", options.domain ?? defaultDomain);
-  const notFound = (ref: RoleRef): string =>
-    `${ref.kind === "ClusterRole" ? "clusterrole" : "role"}.${rbacGroup} ${JSON.stringify(ref.name)} not found`;
+  const notFound = (ref: RoleRef): string => `${ref.kind === "ClusterRole" ? "clusterrole" : "role"}.${rbacGroup} ${JSON.stringify(ref.name)} not found`;
 
   function decide(attributes: Attributes): AuthorizationResult {
     const request = requestOf(attributes);

@@ -8,7 +8,6 @@ import type { PolicyRule, RoleBinding } from "./rbac-types.js";
 const getPods: PolicyRule = { verbs: ["get"], apiGroups: [""], resources: ["pods"] };
 const listSecrets: PolicyRule = { verbs: ["list"], apiGroups: [""], resources: ["secrets"] };
 
-
 const alice: UserInfo = { name: "alice", groups: ["devs", "system:authenticated"] };
 const bob: UserInfo = { name: "bob", groups: ["system:authenticated"] };
 

@@ -19,7 +19,7 @@ describe("verbMatches", () => {
 });
 
 describe("apiGroupMatches", () => {
-  it("matches the core group only through \"\" or *", () => {
+  it('matches the core group only through "" or *', () => {
     expect(apiGroupMatches({ verbs: [], apiGroups: [""] }, "")).toBe(true);
     expect(apiGroupMatches({ verbs: [], apiGroups: ["apps"] }, "")).toBe(false);
     expect(apiGroupMatches({ verbs: [], apiGroups: ["*"] }, "batch")).toBe(true);

@@ -106,7 +106,8 @@ export function webhookAuthorizer(options: WebhookAuthorizerOptions): Authorizer
   } catch {
     throw new RangeError(`authorization webhook: server ${JSON.stringify(server)} is not an absolute URL`);
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw new RangeError(`authorization webhook: server ${JSON.stringify(server)} is not an http(s) URL`);
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw new RangeError(`authorization webhook: server ${JSON.stringify(server)} is not an http(s) URL`);
   const version = options.version ?? "v1beta1";
   if (version !== "v1beta1" && version !== "v1") throw new RangeError(`authorization webhook: version must be v1beta1 or v1, got ${JSON.stringify(version)}`);
   const apiVersion = `authorization.${options.domain ?? "orch.io"}/${version}`;
@@ -119,7 +120,8 @@ export function webhookAuthorizer(options: WebhookAuthorizerOptions): Authorizer
   const timeoutMs = options.timeoutMs ?? 10_000;
   if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) throw new RangeError(`authorization webhook: timeoutMs must be a positive number, got ${timeoutMs}`);
   const maxCacheEntries = options.maxCacheEntries ?? 8192;
-  if (!Number.isInteger(maxCacheEntries) || maxCacheEntries < 1) throw new RangeError(`authorization webhook: maxCacheEntries must be a positive integer, got ${maxCacheEntries}`);
+  if (!Number.isInteger(maxCacheEntries) || maxCacheEntries < 1)
+    throw new RangeError(`authorization webhook: maxCacheEntries must be a positive integer, got ${maxCacheEntries}`);
   const clock = options.clock ?? systemClock;
   const log = options.log ?? (() => {});
   const http = options.http;
@@ -163,7 +165,6 @@ export function webhookAuthorizer(options: WebhookAuthorizerOptions): Authorizer
   function remember(key: string, status: ReviewStatus): void {
     cache.set(key, status, status.allowed ? authorizedTTLMs : unauthorizedTTLMs);
   }
-
 
   /** Starts the webhook call for `key`, shared until it settles; its answer is cached when `cacheable`. */
   function startFlight(key: string, body: string, cacheable: boolean): Promise<Outcome> {
@@ -253,7 +254,16 @@ function specOf(attributes: Attributes, groupsField: "group" | "groups"): Record
 
 /** Whether the answer to `attributes` may be cached: their requester-controlled parts are not huge. */
 function cacheable(attributes: Attributes): boolean {
-  const parts = [attributes.namespace, attributes.verb, attributes.apiGroup, attributes.apiVersion, attributes.resource, attributes.subresource, attributes.name, attributes.path];
+  const parts = [
+    attributes.namespace,
+    attributes.verb,
+    attributes.apiGroup,
+    attributes.apiVersion,
+    attributes.resource,
+    attributes.subresource,
+    attributes.name,
+    attributes.path,
+  ];
   let length = 0;
   for (const part of parts) length += part?.length ?? 0;
   return length < maxCachedAttributeLength;
@@ -292,7 +302,6 @@ function resultOf(status: ReviewStatus): AuthorizationResult {
   }
   return result;
 }
-
 
 /** The start of a response body, for a log line (at most 200 characters, on one line). */
 function snippet(body: Uint8Array): string {

@@ -27,18 +27,38 @@ describe("csrExpiry", () => {
   });
 
   it("deletes a denied or failed request one hour after its condition last changed", () => {
-    expect(csrExpiry(csr([{ type: "Denied", at: testNow + 2 * hour }]), testNow + 3 * hour + 1000)).toEqual({ at: testNow + 3 * hour, due: true, reason: "denied" });
-    expect(csrExpiry(csr([{ type: "Approved", at: testNow }, { type: "Failed", at: testNow + hour }]), testNow + hour)).toEqual({ at: testNow + 2 * hour, due: false, reason: "failed" });
+    expect(csrExpiry(csr([{ type: "Denied", at: testNow + 2 * hour }]), testNow + 3 * hour + 1000)).toEqual({
+      at: testNow + 3 * hour,
+      due: true,
+      reason: "denied",
+    });
+    expect(
+      csrExpiry(
+        csr([
+          { type: "Approved", at: testNow },
+          { type: "Failed", at: testNow + hour },
+        ]),
+        testNow + hour,
+      ),
+    ).toEqual({ at: testNow + 2 * hour, due: false, reason: "failed" });
   });
 
   it("keeps an approved request waiting for its certificate, and deletes an issued one an hour after approval", () => {
     expect(csrExpiry(csr([{ type: "Approved", at: testNow }]), testNow + 48 * hour)).toBeUndefined();
-    expect(csrExpiry(csr([{ type: "Approved", at: testNow }], "bm90IGEgY2VydGlmaWNhdGU="), testNow + hour + 1000)).toEqual({ at: testNow + hour, due: true, reason: "issued" });
+    expect(csrExpiry(csr([{ type: "Approved", at: testNow }], "bm90IGEgY2VydGlmaWNhdGU="), testNow + hour + 1000)).toEqual({
+      at: testNow + hour,
+      due: true,
+      reason: "issued",
+    });
   });
 
   it("deletes an issued request once its certificate has expired, when that comes first", async () => {
     const { certPem } = await testCA(new Date(testNow + 30 * 60_000));
     const certificate = btoa(certPem);
-    expect(csrExpiry(csr([{ type: "Approved", at: testNow }], certificate), testNow + 31 * 60_000)).toEqual({ at: testNow + 30 * 60_000, due: true, reason: "certificate-expired" });
+    expect(csrExpiry(csr([{ type: "Approved", at: testNow }], certificate), testNow + 31 * 60_000)).toEqual({
+      at: testNow + 30 * 60_000,
+      due: true,
+      reason: "certificate-expired",
+    });
   });
 });

@@ -13,7 +13,13 @@ export {
 export { csrExpiry, decidedCSRExpirationMs, pendingCSRExpirationMs, type CSRExpiry } from "./csr-expiry.js";
 export { bootstrapTokenSecret, generateBootstrapToken, signingToken, type BootstrapTokenSecretOptions } from "./bootstrap-token.js";
 // The token Secret's format and rules live with the Secret kind, which validates with them; re-exported for callers of this package.
-export { bootstrapTokenNamespace, bootstrapTokenSecretName, bootstrapTokenSecretType, isBootstrapTokenExpired, validateBootstrapTokenSecret } from "@orch/resources";
+export {
+  bootstrapTokenNamespace,
+  bootstrapTokenSecretName,
+  bootstrapTokenSecretType,
+  isBootstrapTokenExpired,
+  validateBootstrapTokenSecret,
+} from "@orch/resources";
 export { parseBootstrapToken, type BootstrapToken } from "@orch/authn";
 export {
   clusterInfoKubeconfig,

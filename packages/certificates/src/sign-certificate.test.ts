@@ -23,7 +23,13 @@ describe("signCertificate", () => {
   it("issues a certificate of the request's subject and key, CA false, with the usages asked for, backdated 5 minutes", async () => {
     const ca = await testCA();
     const request = await testRequest("CN=system:node:n1, O=system:nodes");
-    const pem = await signCertificate({ request, usages: ["digital signature", "key encipherment", "client auth"], signerName: "orch.io/orch-apiserver-client-nodeagent", ca, now: testNow });
+    const pem = await signCertificate({
+      request,
+      usages: ["digital signature", "key encipherment", "client auth"],
+      signerName: "orch.io/orch-apiserver-client-nodeagent",
+      ca,
+      now: testNow,
+    });
     const certificate = new x509.X509Certificate(pem);
     const issuer = new x509.X509Certificate(ca.certPem);
     expect(certificate.subject).toBe("CN=system:node:n1, O=system:nodes");
@@ -39,20 +45,39 @@ describe("signCertificate", () => {
 
   it("keeps only the subjectAltNames the signer allows", async () => {
     const ca = await testCA();
-    const names: x509.JsonGeneralName[] = [{ type: "dns", value: "n1.example" }, { type: "ip", value: "10.0.0.1" }, { type: "email", value: "a@example.com" }];
+    const names: x509.JsonGeneralName[] = [
+      { type: "dns", value: "n1.example" },
+      { type: "ip", value: "10.0.0.1" },
+      { type: "email", value: "a@example.com" },
+    ];
     const request = await testRequest("CN=system:node:n1, O=system:nodes", names);
-    const serving = new x509.X509Certificate(await signCertificate({ request, usages: ["server auth"], signerName: "orch.io/nodeagent-serving", ca, now: testNow }));
-    expect(extension(serving, x509.SubjectAlternativeNameExtension)?.names.toJSON()).toEqual([{ type: "dns", value: "n1.example" }, { type: "ip", value: "10.0.0.1" }]);
-    const client = new x509.X509Certificate(await signCertificate({ request, usages: ["client auth"], signerName: "orch.io/orch-apiserver-client", ca, now: testNow }));
-    expect(extension(client, x509.SubjectAlternativeNameExtension)?.names.toJSON()).toEqual([{ type: "dns", value: "n1.example" }, { type: "email", value: "a@example.com" }, { type: "ip", value: "10.0.0.1" }]);
-    const nodeClient = new x509.X509Certificate(await signCertificate({ request, usages: ["client auth"], signerName: "orch.io/orch-apiserver-client-nodeagent", ca, now: testNow }));
+    const serving = new x509.X509Certificate(
+      await signCertificate({ request, usages: ["server auth"], signerName: "orch.io/nodeagent-serving", ca, now: testNow }),
+    );
+    expect(extension(serving, x509.SubjectAlternativeNameExtension)?.names.toJSON()).toEqual([
+      { type: "dns", value: "n1.example" },
+      { type: "ip", value: "10.0.0.1" },
+    ]);
+    const client = new x509.X509Certificate(
+      await signCertificate({ request, usages: ["client auth"], signerName: "orch.io/orch-apiserver-client", ca, now: testNow }),
+    );
+    expect(extension(client, x509.SubjectAlternativeNameExtension)?.names.toJSON()).toEqual([
+      { type: "dns", value: "n1.example" },
+      { type: "email", value: "a@example.com" },
+      { type: "ip", value: "10.0.0.1" },
+    ]);
+    const nodeClient = new x509.X509Certificate(
+      await signCertificate({ request, usages: ["client auth"], signerName: "orch.io/orch-apiserver-client-nodeagent", ca, now: testNow }),
+    );
     expect(extension(nodeClient, x509.SubjectAlternativeNameExtension)).toBeUndefined();
   });
 
   it("never issues a CA certificate, even when the request asks for one", async () => {
     const ca = await testCA();
     const request = await testRequest("CN=x", [], [new x509.BasicConstraintsExtension(true)]);
-    const certificate = new x509.X509Certificate(await signCertificate({ request, usages: ["cert sign"], signerName: "orch.io/legacy-unknown", ca, now: testNow }));
+    const certificate = new x509.X509Certificate(
+      await signCertificate({ request, usages: ["cert sign"], signerName: "orch.io/legacy-unknown", ca, now: testNow }),
+    );
     expect(extension(certificate, x509.BasicConstraintsExtension)?.ca).toBe(false);
   });
 
@@ -60,7 +85,15 @@ describe("signCertificate", () => {
     const ca = await testCA();
     const request = await testRequest("CN=x");
     const sign = (expirationSeconds: number, maxDurationMs?: number) =>
-      signCertificate({ request, usages: ["client auth"], signerName: "example.com/custom", ca, now: testNow, expirationSeconds, ...(maxDurationMs ? { maxDurationMs } : {}) }).then((p) => new x509.X509Certificate(p));
+      signCertificate({
+        request,
+        usages: ["client auth"],
+        signerName: "example.com/custom",
+        ca,
+        now: testNow,
+        expirationSeconds,
+        ...(maxDurationMs ? { maxDurationMs } : {}),
+      }).then((p) => new x509.X509Certificate(p));
     expect((await sign(3600)).notAfter.getTime()).toBe(testNow + hour);
     expect((await sign(10 * 3600)).notAfter.getTime()).toBe(testNow - 5 * minute + 10 * hour);
     expect((await sign(30 * 24 * 3600, day)).notAfter.getTime()).toBe(testNow - 5 * minute + day);
@@ -69,7 +102,9 @@ describe("signCertificate", () => {
   it("ends the certificate with the CA, and refuses once the CA has expired", async () => {
     const ca = await testCA(new Date(testNow + day));
     const request = await testRequest("CN=x");
-    const certificate = new x509.X509Certificate(await signCertificate({ request, usages: ["client auth"], signerName: "example.com/custom", ca, now: testNow }));
+    const certificate = new x509.X509Certificate(
+      await signCertificate({ request, usages: ["client auth"], signerName: "example.com/custom", ca, now: testNow }),
+    );
     expect(certificate.notAfter.getTime()).toBe(testNow + day);
     const late = signCertificate({ request, usages: ["client auth"], signerName: "example.com/custom", ca, now: testNow + day + 6 * minute });
     await expect(late).rejects.toBeInstanceOf(SigningError);

@@ -33,7 +33,9 @@ describe("parseCertificateRequest", () => {
   });
 
   it("refuses a PEM block of another type", () => {
-    expect(() => parseCertificateRequest("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")).toThrow("PEM block type must be CERTIFICATE REQUEST");
+    expect(() => parseCertificateRequest("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")).toThrow(
+      "PEM block type must be CERTIFICATE REQUEST",
+    );
   });
 
   it("finds a signature that does not match the request", async () => {
@@ -67,7 +69,12 @@ describe("signerRestrictionProblems", () => {
   it("holds the node client signer to system:nodes, system:node:*, no subjectAltName and exactly its usages", async () => {
     const good = parseCertificateRequest(await testRequest(node));
     expect(signerRestrictionProblems(good, clientUsages, "kubernetes.io/kube-apiserver-client-kubelet", "k8s.io")).toEqual([]);
-    const bad = parseCertificateRequest(await testRequest("CN=alice, O=system:nodes, O=dev", [{ type: "dns", value: "n1" }, { type: "ip", value: "10.0.0.1" }]));
+    const bad = parseCertificateRequest(
+      await testRequest("CN=alice, O=system:nodes, O=dev", [
+        { type: "dns", value: "n1" },
+        { type: "ip", value: "10.0.0.1" },
+      ]),
+    );
     expect(signerRestrictionProblems(bad, ["digital signature", "client auth"], "orch.io/orch-apiserver-client-nodeagent", "orch.io")).toEqual([
       "subject organization is not system:nodes",
       "subject common name does not begin with system:node:",
@@ -82,7 +89,13 @@ describe("signerRestrictionProblems", () => {
     expect(signerRestrictionProblems(good, servingUsages, "orch.io/nodeagent-serving", "orch.io")).toEqual([]);
     const none = parseCertificateRequest(await testRequest(node));
     expect(signerRestrictionProblems(none, servingUsages, "orch.io/nodeagent-serving", "orch.io")).toEqual(["DNS or IP subjectAltName is required"]);
-    const extra = parseCertificateRequest(await testRequest(node, [{ type: "dns", value: "n1" }, { type: "email", value: "a@b.c" }, { type: "url", value: "https://x" }]));
+    const extra = parseCertificateRequest(
+      await testRequest(node, [
+        { type: "dns", value: "n1" },
+        { type: "email", value: "a@b.c" },
+        { type: "url", value: "https://x" },
+      ]),
+    );
     expect(signerRestrictionProblems(extra, [...servingUsages, "client auth"], "orch.io/nodeagent-serving", "orch.io")).toEqual([
       "Email subjectAltNames are not allowed",
       "URI subjectAltNames are not allowed",

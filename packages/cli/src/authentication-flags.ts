@@ -162,7 +162,10 @@ export type FlagFailure = (message: string) => never;
 
 /** The entries of a comma-separated flag value, trimmed, empty ones left out. */
 export function commaList(text: string): string[] {
-  return text.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  return text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
 }
 
 /**
@@ -211,7 +214,13 @@ export function parseAuthenticationFlags(
     }
   }
   const proxyCA = str("requestheader-client-ca-file");
-  const proxyFlags = ["requestheader-allowed-names", "requestheader-username-headers", "requestheader-uid-headers", "requestheader-group-headers", "requestheader-extra-headers-prefix"];
+  const proxyFlags = [
+    "requestheader-allowed-names",
+    "requestheader-username-headers",
+    "requestheader-uid-headers",
+    "requestheader-group-headers",
+    "requestheader-extra-headers-prefix",
+  ];
   if (proxyCA !== undefined) {
     const usernameHeaders = list("requestheader-username-headers") ?? [];
     if (usernameHeaders.length === 0) fail("--requestheader-client-ca-file needs --requestheader-username-headers");

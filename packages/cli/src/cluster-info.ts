@@ -22,7 +22,10 @@ export async function publishClusterInfo(client: Client, namespace: string, info
     current = await configMaps.get(clusterInfoName, { namespace });
   } catch (error) {
     if (!isNotFound(error)) throw error;
-    await configMaps.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: clusterInfoName, namespace }, data: { [clusterInfoKubeconfigKey]: kubeconfig } }, { namespace });
+    await configMaps.create(
+      { apiVersion: "v1", kind: "ConfigMap", metadata: { name: clusterInfoName, namespace }, data: { [clusterInfoKubeconfigKey]: kubeconfig } },
+      { namespace },
+    );
     return;
   }
   const data = current.data ?? {};

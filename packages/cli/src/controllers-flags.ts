@@ -54,7 +54,10 @@ export function parseControllersFlags(
   const flags: ControllersFlags = { controllers, clusterSigningDurationMs: duration("cluster-signing-duration", defaultClusterSigningDurationMs) };
   const cert = values["cluster-signing-cert-file"];
   const key = values["cluster-signing-key-file"];
-  for (const [name, v] of [["cluster-signing-cert-file", cert], ["cluster-signing-key-file", key]] as const) {
+  for (const [name, v] of [
+    ["cluster-signing-cert-file", cert],
+    ["cluster-signing-key-file", key],
+  ] as const) {
     if (v === "") fail(`invalid --${name}: empty`);
   }
   if ((typeof cert === "string") !== (typeof key === "string")) fail("--cluster-signing-cert-file and --cluster-signing-key-file go together");

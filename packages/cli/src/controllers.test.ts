@@ -24,8 +24,24 @@ describe("selectedControllers", () => {
 
 describe("componentNames", () => {
   it.each([
-    ["orch.io", { systemNamespace: "orch-system", publicNamespace: "orch-public", controllerManager: "orch-controller-manager", controllerManagerUser: "system:orch-controller-manager" }],
-    ["k8s.io", { systemNamespace: "kube-system", publicNamespace: "kube-public", controllerManager: "kube-controller-manager", controllerManagerUser: "system:kube-controller-manager" }],
+    [
+      "orch.io",
+      {
+        systemNamespace: "orch-system",
+        publicNamespace: "orch-public",
+        controllerManager: "orch-controller-manager",
+        controllerManagerUser: "system:orch-controller-manager",
+      },
+    ],
+    [
+      "k8s.io",
+      {
+        systemNamespace: "kube-system",
+        publicNamespace: "kube-public",
+        controllerManager: "kube-controller-manager",
+        controllerManagerUser: "system:kube-controller-manager",
+      },
+    ],
   ])("names the parts for %s", (domain, names) => {
     expect(componentNames(domain)).toEqual(names);
   });

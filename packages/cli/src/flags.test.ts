@@ -44,20 +44,51 @@ describe("parseFlags", () => {
     [["--etcd-servers=http://a:2379", "--etcd-wait-at-start"], { etcdWaitAtStart: true }],
     [["--etcd-servers=http://a:2379", "--etcd-wait-at-start=true"], { etcdWaitAtStart: true }],
     [["--etcd-servers=http://a:2379", "--etcd-wait-at-start=false"], { etcdWaitAtStart: false }],
-    [["--service-account-key-file", "/etc/orch/sa.key", "--service-account-key-file=/etc/orch/old.pub"], { authentication: { serviceAccountKeyFiles: ["/etc/orch/sa.key", "/etc/orch/old.pub"] } }],
+    [
+      ["--service-account-key-file", "/etc/orch/sa.key", "--service-account-key-file=/etc/orch/old.pub"],
+      { authentication: { serviceAccountKeyFiles: ["/etc/orch/sa.key", "/etc/orch/old.pub"] } },
+    ],
     [["--service-account-signing-key-file", "/etc/orch/sa.key"], { authentication: { serviceAccountSigningKeyFile: "/etc/orch/sa.key" } }],
     [["--authorization-mode=AlwaysAllow"], { authorization: { modes: ["AlwaysAllow"] } }],
     [
       ["--authorization-mode=Node,RBAC,Webhook", "--authorization-webhook-config-file=w.yaml", "--authorization-webhook-cache-authorized-ttl=1m"],
-      { authorization: { modes: ["Node", "RBAC", "Webhook"], webhook: { configFile: "w.yaml", version: "v1beta1", authorizedTTLMs: 60_000, unauthorizedTTLMs: 30_000 } } },
+      {
+        authorization: {
+          modes: ["Node", "RBAC", "Webhook"],
+          webhook: { configFile: "w.yaml", version: "v1beta1", authorizedTTLMs: 60_000, unauthorizedTTLMs: 30_000 },
+        },
+      },
     ],
-    [["--anonymous-auth=false", "--service-account-lookup=false", "--enable-bootstrap-token-auth"], { authentication: { anonymous: false, serviceAccountLookup: false, bootstrapTokenAuth: true } }],
-    [["--token-auth-file", "tokens.csv", "--client-ca-file=ca.crt", "--api-audiences", "a,b"], { authentication: { tokenAuthFile: "tokens.csv", clientCAFile: "ca.crt", apiAudiences: ["a", "b"] } }],
     [
-      ["--oidc-issuer-url=https://idp.test", "--oidc-client-id=orch", "--oidc-username-claim=email", "--oidc-groups-claim=groups", "--oidc-required-claim=hd=example.com", "--oidc-required-claim", "tier=gold", "--oidc-ca-file=idp.crt"],
+      ["--anonymous-auth=false", "--service-account-lookup=false", "--enable-bootstrap-token-auth"],
+      { authentication: { anonymous: false, serviceAccountLookup: false, bootstrapTokenAuth: true } },
+    ],
+    [
+      ["--token-auth-file", "tokens.csv", "--client-ca-file=ca.crt", "--api-audiences", "a,b"],
+      { authentication: { tokenAuthFile: "tokens.csv", clientCAFile: "ca.crt", apiAudiences: ["a", "b"] } },
+    ],
+    [
+      [
+        "--oidc-issuer-url=https://idp.test",
+        "--oidc-client-id=orch",
+        "--oidc-username-claim=email",
+        "--oidc-groups-claim=groups",
+        "--oidc-required-claim=hd=example.com",
+        "--oidc-required-claim",
+        "tier=gold",
+        "--oidc-ca-file=idp.crt",
+      ],
       {
         authentication: {
-          oidc: { issuerURL: "https://idp.test", clientID: "orch", usernameClaim: "email", groupsClaim: "groups", requiredClaims: { hd: "example.com", tier: "gold" }, caFile: "idp.crt", signingAlgorithms: ["RS256"] },
+          oidc: {
+            issuerURL: "https://idp.test",
+            clientID: "orch",
+            usernameClaim: "email",
+            groupsClaim: "groups",
+            requiredClaims: { hd: "example.com", tier: "gold" },
+            caFile: "idp.crt",
+            signingAlgorithms: ["RS256"],
+          },
         },
       },
     ],
@@ -66,21 +97,43 @@ describe("parseFlags", () => {
       { authentication: { tokenWebhook: { configFile: "hook.yaml", version: "v1", cacheTTLMs: 30_000 } } },
     ],
     [
-      ["--requestheader-client-ca-file=proxy.crt", "--requestheader-username-headers=X-Remote-User", "--requestheader-group-headers=X-Remote-Group", "--requestheader-extra-headers-prefix=X-Remote-Extra-", "--requestheader-allowed-names=front-proxy"],
+      [
+        "--requestheader-client-ca-file=proxy.crt",
+        "--requestheader-username-headers=X-Remote-User",
+        "--requestheader-group-headers=X-Remote-Group",
+        "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+        "--requestheader-allowed-names=front-proxy",
+      ],
       {
         authentication: {
-          requestHeader: { clientCAFile: "proxy.crt", usernameHeaders: ["X-Remote-User"], groupHeaders: ["X-Remote-Group"], extraHeaderPrefixes: ["X-Remote-Extra-"], allowedNames: ["front-proxy"], uidHeaders: [] },
+          requestHeader: {
+            clientCAFile: "proxy.crt",
+            usernameHeaders: ["X-Remote-User"],
+            groupHeaders: ["X-Remote-Group"],
+            extraHeaderPrefixes: ["X-Remote-Extra-"],
+            allowedNames: ["front-proxy"],
+            uidHeaders: [],
+          },
         },
       },
     ],
     [["--service-account-issuer=https://issuer.example.com"], { serviceAccountIssuer: "https://issuer.example.com" }],
     [["--service-account-issuer", "orch-issuer"], { serviceAccountIssuer: "orch-issuer" }],
     [["--runtime-config", "imagepolicy.orch.io/v1alpha1=true"], { runtimeConfig: { "imagepolicy.orch.io/v1alpha1": true } }],
-    [["--runtime-config=api/all=false,api/v1,coordination.orch.io/v1=true"], { runtimeConfig: { "api/all": false, "api/v1": true, "coordination.orch.io/v1": true } }],
-    [["--runtime-config", "api/beta=false, v1/configmaps=0", "--runtime-config=api/beta=true"], { runtimeConfig: { "api/beta": true, "v1/configmaps": false } }],
+    [
+      ["--runtime-config=api/all=false,api/v1,coordination.orch.io/v1=true"],
+      { runtimeConfig: { "api/all": false, "api/v1": true, "coordination.orch.io/v1": true } },
+    ],
+    [
+      ["--runtime-config", "api/beta=false, v1/configmaps=0", "--runtime-config=api/beta=true"],
+      { runtimeConfig: { "api/beta": true, "v1/configmaps": false } },
+    ],
     [["--controllers", "*,-garbagecollector", "--controllers=tokencleaner"], { controllers: { controllers: ["*", "-garbagecollector", "tokencleaner"] } }],
     [["--controllers="], { controllers: { controllers: [] } }],
-    [["--cluster-signing-cert-file=ca.crt", "--cluster-signing-key-file", "ca.key"], { controllers: { clusterSigningCertFile: "ca.crt", clusterSigningKeyFile: "ca.key" } }],
+    [
+      ["--cluster-signing-cert-file=ca.crt", "--cluster-signing-key-file", "ca.key"],
+      { controllers: { clusterSigningCertFile: "ca.crt", clusterSigningKeyFile: "ca.key" } },
+    ],
     [["--cluster-signing-duration", "24h"], { controllers: { clusterSigningDurationMs: 86_400_000 } }],
     [["--help"], { help: true }],
     [["-h"], { help: true }],
@@ -128,7 +181,10 @@ describe("parseFlags", () => {
     [["--authentication-token-webhook-config-file=h.yaml", "--authentication-token-webhook-cache-ttl=soon"], /authentication-token-webhook-cache-ttl/],
     [["--requestheader-client-ca-file=proxy.crt"], /needs --requestheader-username-headers/],
     [["--requestheader-username-headers=X-Remote-User"], /--requestheader-username-headers needs --requestheader-client-ca-file/],
-    [["--runtime-config", "imagepolicy.orch.io/v1alpha1=yes"], /invalid --runtime-config "imagepolicy.orch.io\/v1alpha1=yes": the value of imagepolicy.orch.io\/v1alpha1 must be true or false/],
+    [
+      ["--runtime-config", "imagepolicy.orch.io/v1alpha1=yes"],
+      /invalid --runtime-config "imagepolicy.orch.io\/v1alpha1=yes": the value of imagepolicy.orch.io\/v1alpha1 must be true or false/,
+    ],
     [["--runtime-config", "api/all=1"], /invalid --runtime-config "api\/all=1": the value of api\/all must be true or false/],
     [["--runtime-config", "=true"], /invalid --runtime-config "=true": want <key>=<true\|false>/],
     [["--runtime-config"], /runtime-config/],

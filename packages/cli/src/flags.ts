@@ -7,7 +7,15 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { authorizationOptions, authorizationUsage, parseAuthorizationFlags, type AuthorizationFlags } from "./authorization-flags.js";
 import { admissionOptions, admissionUsage, parseAdmissionFlags, type AdmissionFlags } from "./admission-flags.js";
 import { controllersOptions, controllersUsage, parseControllersFlags, type ControllersFlags } from "./controllers-flags.js";
-import { authenticationBooleans, authenticationOptions, authenticationUsage, commaList, parseAuthenticationFlags, type AuthenticationFlags, type FlagFailure } from "./authentication-flags.js";
+import {
+  authenticationBooleans,
+  authenticationOptions,
+  authenticationUsage,
+  commaList,
+  parseAuthenticationFlags,
+  type AuthenticationFlags,
+  type FlagFailure,
+} from "./authentication-flags.js";
 
 /** The parsed command line of `orch-apiserver`. */
 export interface Flags {
@@ -109,8 +117,8 @@ ${authenticationUsage}${authorizationUsage}${admissionUsage}${controllersUsage}`
 const units: Record<string, number> = {
   ns: 1e-6,
   us: 1e-3,
-  "µs": 1e-3,
-  "μs": 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
   ms: 1,
   s: 1000,
   m: 60_000,
@@ -366,7 +374,11 @@ function parseEtcdFlags(str: (name: string) => string | undefined): {
   if (servers.length === 0 && etcdOnly.length > 0) throw new FlagError(`--${etcdOnly[0]!} needs --etcd-servers`);
   if ((certFile === undefined) !== (keyFile === undefined)) throw new FlagError("--etcd-certfile and --etcd-keyfile go together");
   if (servers.some((s) => s.startsWith("https:")) && caFile === undefined) throw new FlagError("https --etcd-servers need --etcd-cafile");
-  for (const [name, v] of [["etcd-cafile", caFile], ["etcd-certfile", certFile], ["etcd-keyfile", keyFile]] as const) {
+  for (const [name, v] of [
+    ["etcd-cafile", caFile],
+    ["etcd-certfile", certFile],
+    ["etcd-keyfile", keyFile],
+  ] as const) {
     if (v === "") throw new FlagError(`invalid --${name}: empty`);
   }
   const out: { servers: string[]; prefix: string; caFile?: string; certFile?: string; keyFile?: string } = { servers, prefix };

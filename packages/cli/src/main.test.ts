@@ -52,7 +52,8 @@ function fakeServer(): Fake {
       const json = new Headers({ "content-type": "application/json" });
       if (req.user) {
         fake.inProcess.push(req);
-        if (req.method === "GET") return { status: 404, headers: json, body: JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404 }) };
+        if (req.method === "GET")
+          return { status: 404, headers: json, body: JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404 }) };
         return { status: req.method === "POST" ? 201 : 200, headers: json, body: req.body ?? "" };
       }
       fake.seen.push(req);
@@ -89,7 +90,17 @@ async function start(argv: string[]) {
 
 describe("runAPIServer", () => {
   it("prints one ready line, serves TLS to the admin certificate, and stops gracefully", async () => {
-    const { stdout, fake, info } = await start(["--secure-port", "0", "--data-dir", dir, "--domain", "k8s.io", "--shutdown-delay-duration", "1s", "--livez-grace-period=2s"]);
+    const { stdout, fake, info } = await start([
+      "--secure-port",
+      "0",
+      "--data-dir",
+      dir,
+      "--domain",
+      "k8s.io",
+      "--shutdown-delay-duration",
+      "1s",
+      "--livez-grace-period=2s",
+    ]);
     expect(fake.options).toEqual({
       domain: "k8s.io",
       shutdownDelayMs: 1000,
@@ -192,8 +203,24 @@ describe("runAPIServer", () => {
 
   it("signs with --service-account-key-file as --service-account-issuer", async () => {
     const keyFile = join(dir, "sa.key");
-    await writeFile(keyFile, generateKeyPairSync("ec", { namedCurve: "secp384r1", privateKeyEncoding: { type: "sec1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } }).privateKey);
-    const { fake } = await start(["--secure-port", "0", "--data-dir", dir, "--service-account-key-file", keyFile, "--service-account-issuer", "https://issuer.test"]);
+    await writeFile(
+      keyFile,
+      generateKeyPairSync("ec", {
+        namedCurve: "secp384r1",
+        privateKeyEncoding: { type: "sec1", format: "pem" },
+        publicKeyEncoding: { type: "spki", format: "pem" },
+      }).privateKey,
+    );
+    const { fake } = await start([
+      "--secure-port",
+      "0",
+      "--data-dir",
+      dir,
+      "--service-account-key-file",
+      keyFile,
+      "--service-account-issuer",
+      "https://issuer.test",
+    ]);
     const key = await (fake.options?.serviceAccountTokens?.signingKey as () => Promise<CryptoKey>)();
     expect(key.algorithm).toMatchObject({ name: "ECDSA", namedCurve: "P-384" });
     expect(fake.options?.serviceAccountTokens?.issuer).toBe("https://issuer.test");
@@ -204,12 +231,33 @@ describe("runAPIServer", () => {
     await ensureCertificates(dir, { bindAddress: "127.0.0.1" });
     const stderr = capture();
     const missing = join(dir, "absent.key");
-    expect(await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--service-account-key-file", missing], { stdout: capture(), stderr, signal: stop.signal, createServer: fakeServer })).toBe(1);
+    expect(
+      await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--service-account-key-file", missing], {
+        stdout: capture(),
+        stderr,
+        signal: stop.signal,
+        createServer: fakeServer,
+      }),
+    ).toBe(1);
     expect(stderr.text).toContain(`orch-apiserver: --service-account-key-file ${missing}: ENOENT: no such file or directory, open '${missing}'`);
     const publicOnly = join(dir, "public.pem");
-    await writeFile(publicOnly, generateKeyPairSync("ec", { namedCurve: "prime256v1", privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } }).publicKey);
+    await writeFile(
+      publicOnly,
+      generateKeyPairSync("ec", {
+        namedCurve: "prime256v1",
+        privateKeyEncoding: { type: "pkcs8", format: "pem" },
+        publicKeyEncoding: { type: "spki", format: "pem" },
+      }).publicKey,
+    );
     const again = capture();
-    expect(await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--service-account-signing-key-file", publicOnly], { stdout: capture(), stderr: again, signal: stop.signal, createServer: fakeServer })).toBe(1);
+    expect(
+      await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--service-account-signing-key-file", publicOnly], {
+        stdout: capture(),
+        stderr: again,
+        signal: stop.signal,
+        createServer: fakeServer,
+      }),
+    ).toBe(1);
     expect(again.text).toContain(`orch-apiserver: service account key ${publicOnly}: no PEM private key`);
   });
 
@@ -218,10 +266,24 @@ describe("runAPIServer", () => {
     const tokens = join(dir, "tokens.csv");
     await writeFile(tokens, 'good-token,alice,uid-1,"dev,ops"\nbroken-token,bob\n');
     const stderr = capture();
-    expect(await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--token-auth-file", tokens], { stdout: capture(), stderr, signal: stop.signal, createServer: fakeServer })).toBe(1);
+    expect(
+      await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--token-auth-file", tokens], {
+        stdout: capture(),
+        stderr,
+        signal: stop.signal,
+        createServer: fakeServer,
+      }),
+    ).toBe(1);
     expect(stderr.text).toMatch(new RegExp(`--token-auth-file ${tokens}: .*line 2`));
     const missing = capture();
-    expect(await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--client-ca-file", join(dir, "nope.crt")], { stdout: capture(), stderr: missing, signal: stop.signal, createServer: fakeServer })).toBe(1);
+    expect(
+      await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--client-ca-file", join(dir, "nope.crt")], {
+        stdout: capture(),
+        stderr: missing,
+        signal: stop.signal,
+        createServer: fakeServer,
+      }),
+    ).toBe(1);
     expect(missing.text).toContain(`--client-ca-file ${join(dir, "nope.crt")}: ENOENT`);
   });
 
@@ -229,20 +291,37 @@ describe("runAPIServer", () => {
     await ensureCertificates(dir, { bindAddress: "127.0.0.1" });
     const run = async (flags: string[]) => {
       const stderr = capture();
-      const code = await runAPIServer(["--secure-port", "0", "--data-dir", dir, ...flags], { stdout: capture(), stderr, signal: stop.signal, createServer: fakeServer });
+      const code = await runAPIServer(["--secure-port", "0", "--data-dir", dir, ...flags], {
+        stdout: capture(),
+        stderr,
+        signal: stop.signal,
+        createServer: fakeServer,
+      });
       return { code, text: stderr.text };
     };
     const removed = await run(["--enable-admission-plugins", "NodeRestriction,PodSecurityPolicy"]);
     expect(removed.code).toBe(1);
     expect(removed.text).toContain('admission plugin "PodSecurityPolicy" was removed in v1.25');
-    expect(await run(["--disable-admission-plugins", "Nope"])).toEqual({ code: 1, text: expect.stringContaining('disable-admission-plugins plugin "Nope" is unknown') });
+    expect(await run(["--disable-admission-plugins", "Nope"])).toEqual({
+      code: 1,
+      text: expect.stringContaining('disable-admission-plugins plugin "Nope" is unknown'),
+    });
     const broken = join(dir, "admission.yaml");
     await writeFile(broken, "apiVersion: apiserver.config.orch.io/v1\nkind: AdmissionConfiguration\nplugins: [\n");
-    expect(await run(["--admission-control-config-file", broken])).toEqual({ code: 1, text: expect.stringContaining(`--admission-control-config-file ${broken}: `) });
+    expect(await run(["--admission-control-config-file", broken])).toEqual({
+      code: 1,
+      text: expect.stringContaining(`--admission-control-config-file ${broken}: `),
+    });
     const config = join(dir, "admission-path.yaml");
-    await writeFile(config, "apiVersion: apiserver.config.orch.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: PodNodeSelector\n  path: selectors.yaml\n");
+    await writeFile(
+      config,
+      "apiVersion: apiserver.config.orch.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: PodNodeSelector\n  path: selectors.yaml\n",
+    );
     await writeFile(join(dir, "selectors.yaml"), "podNodeSelectorPluginConfig: {\n");
-    expect(await run(["--admission-control-config-file", config])).toEqual({ code: 1, text: expect.stringContaining(`plugin PodNodeSelector: ${join(dir, "selectors.yaml")}: `) });
+    expect(await run(["--admission-control-config-file", config])).toEqual({
+      code: 1,
+      text: expect.stringContaining(`plugin PodNodeSelector: ${join(dir, "selectors.yaml")}: `),
+    });
   });
 
   it("hands the admission flags and each plugin's configuration (inline or by path) to the server", async () => {
@@ -264,7 +343,16 @@ describe("runAPIServer", () => {
       ].join("\n"),
     );
     await writeFile(join(dir, "node-selectors.yaml"), "podNodeSelectorPluginConfig:\n  clusterDefaultNodeSelector: env=prod\n");
-    const { fake } = await start(["--secure-port", "0", "--data-dir", dir, "--enable-admission-plugins", "PodNodeSelector,NodeRestriction", "--disable-admission-plugins", "ResourceQuota"]);
+    const { fake } = await start([
+      "--secure-port",
+      "0",
+      "--data-dir",
+      dir,
+      "--enable-admission-plugins",
+      "PodNodeSelector,NodeRestriction",
+      "--disable-admission-plugins",
+      "ResourceQuota",
+    ]);
     const admission = fake.options?.admission as { plugins: string[] };
     expect(admission.plugins).toContain("NodeRestriction");
     expect(admission.plugins).not.toContain("ResourceQuota");
@@ -286,7 +374,12 @@ describe("runAPIServer", () => {
     const port = (blocker.address() as { port: number }).port;
     try {
       const stderr = capture();
-      const code = await runAPIServer(["--secure-port", String(port), "--data-dir", dir], { stdout: capture(), stderr, signal: stop.signal, createServer: fakeServer });
+      const code = await runAPIServer(["--secure-port", String(port), "--data-dir", dir], {
+        stdout: capture(),
+        stderr,
+        signal: stop.signal,
+        createServer: fakeServer,
+      });
       expect(code).toBe(1);
       expect(stderr.text).toContain("EADDRINUSE");
     } finally {

@@ -162,7 +162,9 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     const log = (message: string) => options.stderr.write(`orch-apiserver: ${message}\n`);
     const authentication = pending.then((c) => loadAuthentication(flags.authentication, { generatedCA: c.caCert, domain: flags.domain, log }));
     authentication.catch(() => undefined);
-    const signingKey = authentication.then(async (loaded) => loaded.signingKey ?? importServiceAccountKey((await pending).serverKey, join(dataDir, "apiserver.key")));
+    const signingKey = authentication.then(
+      async (loaded) => loaded.signingKey ?? importServiceAccountKey((await pending).serverKey, join(dataDir, "apiserver.key")),
+    );
     signingKey.catch(() => undefined);
     serverOptions.serviceAccountTokens = { signingKey: () => signingKey, lookup: flags.authentication.serviceAccountLookup };
     if (flags.serviceAccountIssuer !== undefined) serverOptions.serviceAccountTokens.issuer = flags.serviceAccountIssuer;
@@ -189,9 +191,7 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
       closeStore = () => store.close();
       serverOptions.store = store;
     }
-    const server = options.createServer
-      ? options.createServer(serverOptions)
-      : new (await import("@orch/server")).APIServer(serverOptions);
+    const server = options.createServer ? options.createServer(serverOptions) : new (await import("@orch/server")).APIServer(serverOptions);
     // With --etcd-wait-at-start the server serves before it has started; requests start it too.
     const [certificates] = await Promise.all([pending, flags.etcdWaitAtStart ? undefined : server.ready(), signingKey]);
     const { componentNames, loadClusterSigning } = await import("./controllers.js");

@@ -168,7 +168,12 @@ describe("verbs", () => {
     const { server, client } = setup((req) => {
       const page = pages[req.query.get("continue") ?? ""];
       if (!page) return failure(400, "BadRequest", "bad token");
-      return json(200, { kind: "ConfigMapList", apiVersion: "v1", metadata: { resourceVersion: "9", ...(page.next ? { continue: page.next, remainingItemCount: 1 } : {}) }, items: page.items });
+      return json(200, {
+        kind: "ConfigMapList",
+        apiVersion: "v1",
+        metadata: { resourceVersion: "9", ...(page.next ? { continue: page.next, remainingItemCount: 1 } : {}) },
+        items: page.items,
+      });
     });
     const all = await client.configMaps.listAll({ namespace: "default", limit: 2, resourceVersion: "0", labelSelector: "x" });
     expect(all.items.map((i) => i.metadata.name)).toEqual(["a", "b", "c", "d", "e"]);
@@ -203,7 +208,9 @@ describe("errors", () => {
 
   it("reports Warning headers", async () => {
     const warnings: string[] = [];
-    const { client } = setup(() => json(200, cm("a"), { Warning: '299 - "unknown field \\"x\\"", 299 - "deprecated"' }), { onWarning: (w) => warnings.push(w) });
+    const { client } = setup(() => json(200, cm("a"), { Warning: '299 - "unknown field \\"x\\"", 299 - "deprecated"' }), {
+      onWarning: (w) => warnings.push(w),
+    });
     await client.configMaps.get("a", { namespace: "default" });
     expect(warnings).toEqual(['unknown field "x"', "deprecated"]);
   });
@@ -227,7 +234,9 @@ describe("watch", () => {
     feed.raw(`"object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"4"}}}\n\n`);
     feed.push("ERROR", { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "Expired", code: 410, message: "too old" });
     feed.end();
-    const events = await collect(client.configMaps.watch({ namespace: "default", resourceVersion: "1", allowWatchBookmarks: true, timeoutSeconds: 5, labelSelector: "a=b" }));
+    const events = await collect(
+      client.configMaps.watch({ namespace: "default", resourceVersion: "1", allowWatchBookmarks: true, timeoutSeconds: 5, labelSelector: "a=b" }),
+    );
     expect(events.map((e) => e.type)).toEqual(["ADDED", "MODIFIED", "BOOKMARK", "ERROR"]);
     expect((events[3] as WatchEvent).object).toMatchObject({ code: 410, reason: "Expired" });
     const q = server.last.query;

@@ -8,7 +8,10 @@ import { FakeServer, json } from "./internal/fake-server.js";
 import { resourceRefOf } from "./resource-ref.js";
 import type { SchemaObject } from "./schema-object.js";
 
-const widgetV1Schema = kindSchema({ size: int32().optional(), labelsCopy: stringMap().optional(), status: stringMap().optional() }, "A widget of the embedder.");
+const widgetV1Schema = kindSchema(
+  { size: int32().optional(), labelsCopy: stringMap().optional(), status: stringMap().optional() },
+  "A widget of the embedder.",
+);
 
 /** The embedder's kind, declared with `satisfies` so that its schema's type survives. */
 const widgetType = {
@@ -69,8 +72,14 @@ describe("validation of answers against the kind's schema, when asked", () => {
 
   it("throws a 500 InternalError naming the object when the server answers one that does not match", async () => {
     const widgets = answering(bad).forType(widgetType, { validate: true });
-    await expect(widgets.get("w", ns)).rejects.toMatchObject({ status: { code: 500, reason: "InternalError", message: expect.stringContaining('a Widget "w" that does not match') } });
-    await expect(answering({ metadata: {}, items: [bad] }).forType(widgetType, { validate: true }).list(ns)).rejects.toMatchObject({ status: { code: 500 } });
+    await expect(widgets.get("w", ns)).rejects.toMatchObject({
+      status: { code: 500, reason: "InternalError", message: expect.stringContaining('a Widget "w" that does not match') },
+    });
+    await expect(
+      answering({ metadata: {}, items: [bad] })
+        .forType(widgetType, { validate: true })
+        .list(ns),
+    ).rejects.toMatchObject({ status: { code: 500 } });
   });
 
   it("trusts answers without validate, and passes the ones that match with it", async () => {

@@ -12,7 +12,15 @@ import {
 
 const v1 = "client.authentication.orch.io/v1";
 const v1beta1 = "client.authentication.orch.io/v1beta1";
-const exec = (over: Partial<ExecConfig> = {}): ExecConfig => ({ command: "plugin", args: [], env: [], apiVersion: v1, provideClusterInfo: false, interactiveMode: "Never", ...over });
+const exec = (over: Partial<ExecConfig> = {}): ExecConfig => ({
+  command: "plugin",
+  args: [],
+  env: [],
+  apiVersion: v1,
+  provideClusterInfo: false,
+  interactiveMode: "Never",
+  ...over,
+});
 const printed = (status: unknown, apiVersion = v1, kind = "ExecCredential") => JSON.stringify({ apiVersion, kind, status });
 
 describe("ExecCredential versions", () => {
@@ -23,7 +31,9 @@ describe("ExecCredential versions", () => {
   });
 
   it("refuses another group or version, naming the accepted ones", () => {
-    expect(() => execInteractiveMode(exec({ apiVersion: "client.authentication.k8s.io/v1" }))).toThrow(/not supported \(use client\.authentication\.orch\.io\/v1 or/);
+    expect(() => execInteractiveMode(exec({ apiVersion: "client.authentication.k8s.io/v1" }))).toThrow(
+      /not supported \(use client\.authentication\.orch\.io\/v1 or/,
+    );
     expect(() => execInteractiveMode(exec({ apiVersion: "client.authentication.orch.io/v1alpha1" }))).toThrow(/not supported/);
   });
 

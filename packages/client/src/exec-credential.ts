@@ -152,7 +152,9 @@ export function parseExecCredential(stdout: string, apiVersion: string): ExecCre
   const key = stringField(fields, "clientKeyData");
   if (token === undefined && certificate === undefined && key === undefined) throw new Error("exec plugin: didn't return a token or cert/key pair");
   if ((certificate === undefined) !== (key === undefined)) {
-    throw new Error(`exec plugin: returned only ${certificate === undefined ? "clientKeyData" : "clientCertificateData"}, not both the certificate and its key`);
+    throw new Error(
+      `exec plugin: returned only ${certificate === undefined ? "clientKeyData" : "clientCertificateData"}, not both the certificate and its key`,
+    );
   }
   const credentials: Credentials = {};
   if (token !== undefined) credentials.token = token;

@@ -38,7 +38,16 @@ describe("the generated client", () => {
   it("names accessors in plural camelCase after the kind", () => {
     const names = builtinResources.map((t) => generator.accessorName(t));
     expect(names).toEqual(
-      expect.arrayContaining(["pods", "serviceAccounts", "certificateSigningRequests", "validatingWebhookConfigurations", "clusterRoleBindings", "csiStorageCapacities", "apiServices", "componentStatuses"]),
+      expect.arrayContaining([
+        "pods",
+        "serviceAccounts",
+        "certificateSigningRequests",
+        "validatingWebhookConfigurations",
+        "clusterRoleBindings",
+        "csiStorageCapacities",
+        "apiServices",
+        "componentStatuses",
+      ]),
     );
   });
 

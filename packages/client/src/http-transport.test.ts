@@ -30,7 +30,14 @@ describe("httpTransport", () => {
   it("sends method, path, query, headers, bearer token and JSON body over real HTTP", async () => {
     let seen: Partial<Record<"method" | "url" | "auth" | "type" | "extra" | "body", string | undefined>> = {};
     const base = await start((req, body, res) => {
-      seen = { method: req.method, url: req.url, auth: req.headers.authorization, type: req.headers["content-type"], extra: req.headers["x-extra"] as string, body };
+      seen = {
+        method: req.method,
+        url: req.url,
+        auth: req.headers.authorization,
+        type: req.headers["content-type"],
+        extra: req.headers["x-extra"] as string,
+        body,
+      };
       res.writeHead(201, { "Content-Type": "application/json" });
       res.end(body);
     });

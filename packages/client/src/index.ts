@@ -80,25 +80,10 @@ export {
   type WatchOptions,
   type WriteOptions,
 } from "./client.js";
-export {
-  Informer,
-  systemTimers,
-  type EventHandlerOptions,
-  type InformerHandlers,
-  type InformerOptions,
-  type InformerTimers,
-} from "./informer.js";
+export { Informer, systemTimers, type EventHandlerOptions, type InformerHandlers, type InformerOptions, type InformerTimers } from "./informer.js";
 export { Indexer, indexByNamespace, labelIndex, namespaceIndex, objectKey, type IndexFunc, type Indexers } from "./informer-indexer.js";
 export { SharedInformers, type SharedInformersOptions } from "./shared-informers.js";
-export type {
-  AuthProviderConfig,
-  ClientCertificate,
-  CredentialSource,
-  Credentials,
-  ExecConfig,
-  ExecEnvVar,
-  ExecInteractiveMode,
-} from "./credentials.js";
+export type { AuthProviderConfig, ClientCertificate, CredentialSource, Credentials, ExecConfig, ExecEnvVar, ExecInteractiveMode } from "./credentials.js";
 export {
   execClusterExtensionName,
   execCredentialAPIVersions,

@@ -87,7 +87,11 @@ describe("Informer", () => {
     const { server, client } = setup(state, feeds, () => lists++);
     const informer = new Informer(client.configMaps, { timers: new ManualTimers() });
     const log: string[] = [];
-    informer.addEventHandler({ onAdd: (o) => log.push(`add ${o.metadata.name}`), onUpdate: (_, o) => log.push(`update ${o.metadata.name}`), onDelete: (o) => log.push(`delete ${o.metadata.name}`) });
+    informer.addEventHandler({
+      onAdd: (o) => log.push(`add ${o.metadata.name}`),
+      onUpdate: (_, o) => log.push(`update ${o.metadata.name}`),
+      onDelete: (o) => log.push(`delete ${o.metadata.name}`),
+    });
     informer.start();
     await until(() => feeds.length === 1);
     feeds[0]?.push("MODIFIED", cm("a", "11"));
@@ -98,7 +102,15 @@ describe("Informer", () => {
     // Meanwhile b went away, c came and a changed: the relist reports exactly that.
     state.items = [cm("a", "30"), cm("c", "31")];
     state.rv = "40";
-    feeds[1]?.push("ERROR", { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "Expired", code: 410, message: "too old resource version: 11 (25)" });
+    feeds[1]?.push("ERROR", {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      reason: "Expired",
+      code: 410,
+      message: "too old resource version: 11 (25)",
+    });
     await until(() => feeds.length === 3);
     expect(lists).toBe(2);
     expect(server.last.query.get("resourceVersion")).toBe("40");

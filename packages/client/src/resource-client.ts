@@ -255,7 +255,10 @@ export class ResourceClient<T extends APIObject = APIObject> {
     if (result.success) return object;
     const name = metadataOf(object)?.name;
     const detail = result.error instanceof Error ? `: ${result.error.message.slice(0, 1024)}` : "";
-    throw internalError(`the server answered a ${this.ref.kind}${typeof name === "string" ? ` "${name}"` : ""} that does not match the client's schema${detail}`, result.error);
+    throw internalError(
+      `the server answered a ${this.ref.kind}${typeof name === "string" ? ` "${name}"` : ""} that does not match the client's schema${detail}`,
+      result.error,
+    );
   }
 
   #checkedItems(list: APIList<T>): APIList<T> {

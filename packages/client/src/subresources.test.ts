@@ -44,7 +44,11 @@ describe("status, on every kind's client", () => {
   it("applies a status with server-side apply, filling apiVersion and kind", async () => {
     const { client } = await setup();
     await client.pods.create(pod("p"), ns);
-    const applied = await client.pods.patchStatus("p", { metadata: { name: "p" }, status: { phase: "Failed" } }, "apply", { ...ns, fieldManager: "kubelet", force: true });
+    const applied = await client.pods.patchStatus("p", { metadata: { name: "p" }, status: { phase: "Failed" } }, "apply", {
+      ...ns,
+      fieldManager: "kubelet",
+      force: true,
+    });
     expect(applied.status).toMatchObject({ phase: "Failed" });
   });
 });
@@ -160,7 +164,11 @@ describe("the typed accessors", () => {
     // Only the kinds that serve a sub-resource get its method.
     expectTypeOf(client.configMaps).not.toHaveProperty("bind");
     expectTypeOf(client.nodes).not.toHaveProperty("evict");
-    const created = await client.clusterRoleBindings.create({ metadata: { name: "b" }, roleRef: { apiGroup: "rbac.authorization.orch.io", kind: "ClusterRole", name: "view" }, subjects: [] });
+    const created = await client.clusterRoleBindings.create({
+      metadata: { name: "b" },
+      roleRef: { apiGroup: "rbac.authorization.orch.io", kind: "ClusterRole", name: "view" },
+      subjects: [],
+    });
     expect(created.apiVersion).toBe("rbac.authorization.orch.io/v1");
     expect((await client.validatingWebhookConfigurations.list()).items).toEqual([]);
   });

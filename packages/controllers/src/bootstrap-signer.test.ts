@@ -26,7 +26,10 @@ async function setup() {
   running.push(controller);
   const createSecret = (secret: APIObject) => client.secrets.create(secret as Parameters<typeof client.secrets.create>[0]);
   const data = async () => (await client.configMaps.get("cluster-info", { namespace: "orch-public" })).data ?? {};
-  const signatureKeys = async () => Object.keys(await data()).filter((k) => k.startsWith("jws-kubeconfig-")).sort();
+  const signatureKeys = async () =>
+    Object.keys(await data())
+      .filter((k) => k.startsWith("jws-kubeconfig-"))
+      .sort();
   const createClusterInfo = (extra: Record<string, string> = {}) =>
     client.configMaps.create({ metadata: { name: "cluster-info", namespace: "orch-public" }, data: { kubeconfig, ...extra } });
   return { clock, client, createSecret, createClusterInfo, data, signatureKeys, logs: controller.logs };

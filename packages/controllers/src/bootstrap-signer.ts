@@ -51,7 +51,8 @@ export class BootstrapSignerController extends QueueController {
     const namespace = publicNamespace(domain);
     const configMap = this.#configMaps?.get(`${namespace}/${clusterInfoName}`);
     if (!configMap) return;
-    const data: Record<string, unknown> = typeof configMap["data"] === "object" && configMap["data"] !== null ? { ...(configMap["data"] as Record<string, unknown>) } : {};
+    const data: Record<string, unknown> =
+      typeof configMap["data"] === "object" && configMap["data"] !== null ? { ...(configMap["data"] as Record<string, unknown>) } : {};
     const content = data[clusterInfoKubeconfigKey];
     if (typeof content !== "string") return;
     const now = this.clock.now();

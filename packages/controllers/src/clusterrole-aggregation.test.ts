@@ -13,7 +13,6 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.shutdown();
 });
 
-
 const getConfigMaps = { apiGroups: [""], resources: ["configmaps"], verbs: ["get"] };
 const listSecrets = { apiGroups: [""], resources: ["secrets"], verbs: ["list"] };
 const watchPods = { apiGroups: [""], resources: ["pods"], verbs: ["watch"] };

@@ -21,7 +21,10 @@ import { SharedInformers } from "./shared-informers.js";
  * @example
  * selectControllers("*,-garbagecollector,tokencleaner", descriptors);
  */
-export function selectControllers(selection: string | readonly string[], descriptors: readonly Pick<ControllerDescriptor, "name" | "enabledByDefault">[]): string[] {
+export function selectControllers(
+  selection: string | readonly string[],
+  descriptors: readonly Pick<ControllerDescriptor, "name" | "enabledByDefault">[],
+): string[] {
   const entries = (typeof selection === "string" ? selection.split(",") : selection).map((e) => e.trim()).filter((e) => e !== "");
   const known = new Set(descriptors.map((d) => d.name));
   for (const entry of entries) {
@@ -31,9 +34,7 @@ export function selectControllers(selection: string | readonly string[], descrip
     }
   }
   const listed = new Set(entries);
-  return descriptors
-    .filter((d) => !listed.has(`-${d.name}`) && (listed.has(d.name) || (listed.has("*") && d.enabledByDefault)))
-    .map((d) => d.name);
+  return descriptors.filter((d) => !listed.has(`-${d.name}`) && (listed.has(d.name) || (listed.has("*") && d.enabledByDefault))).map((d) => d.name);
 }
 
 /** Options of {@link ControllerManager}. */

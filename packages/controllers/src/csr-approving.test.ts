@@ -19,7 +19,9 @@ async function setup() {
   // Anyone may create a request (the requesters here hold no role); RBAC decides the rest.
   const mayRequest = {
     authorize: async (a: { resource?: string; verb: string; subresource?: string }) =>
-      a.resource === "certificatesigningrequests" && a.verb === "create" && !a.subresource ? ({ decision: "allow", reason: "" } as const) : ({ decision: "noOpinion", reason: "" } as const),
+      a.resource === "certificatesigningrequests" && a.verb === "create" && !a.subresource
+        ? ({ decision: "allow", reason: "" } as const)
+        : ({ decision: "noOpinion", reason: "" } as const),
   };
   const server = new APIServer({ authorization: [mayRequest, "RBAC"] });
   await server.ready();
@@ -28,9 +30,10 @@ async function setup() {
   const csrs = client.resource(csrRef);
   // Each request is created by its requester: the server records who asked in spec.username and spec.groups.
   const create = (name: string, { username, groups, ...spec }: Record<string, unknown> & { username: string; groups: string[] }) =>
-    new Client({ transport: inProcessTransport(server, { user: { name: username, groups } }) })
-      .resource(csrRef)
-      .create({ metadata: { name }, spec: { signerName: "orch.io/orch-apiserver-client-nodeagent", usages: nodeUsages, request: base64OfText(nodeN1Request), ...spec } } as APIObject);
+    new Client({ transport: inProcessTransport(server, { user: { name: username, groups } }) }).resource(csrRef).create({
+      metadata: { name },
+      spec: { signerName: "orch.io/orch-apiserver-client-nodeagent", usages: nodeUsages, request: base64OfText(nodeN1Request), ...spec },
+    } as APIObject);
   const conditions = async (name: string) => ((await csrs.get(name))["status"] as { conditions?: Record<string, string>[] } | undefined)?.conditions ?? [];
   return { create, conditions };
 }
@@ -41,7 +44,12 @@ describe("CSRApprovingController", () => {
     await create("bootstrap", { username: "system:bootstrap:abcdef", groups: ["system:bootstrappers", "system:authenticated"] });
     expect(await eventually(async () => (await conditions("bootstrap")).length > 0)).toBe(true);
     expect(await conditions("bootstrap")).toEqual([
-      expect.objectContaining({ type: "Approved", status: "True", reason: "AutoApproved", message: "Auto approving nodeagent client certificate after SubjectAccessReview." }),
+      expect.objectContaining({
+        type: "Approved",
+        status: "True",
+        reason: "AutoApproved",
+        message: "Auto approving nodeagent client certificate after SubjectAccessReview.",
+      }),
     ]);
   });
 
@@ -49,7 +57,10 @@ describe("CSRApprovingController", () => {
     const { create, conditions } = await setup();
     await create("renewal", { username: "system:node:n1", groups: ["system:nodes", "system:authenticated"] });
     expect(await eventually(async () => (await conditions("renewal")).length > 0)).toBe(true);
-    expect((await conditions("renewal"))[0]).toMatchObject({ reason: "AutoApproved", message: "Auto approving self nodeagent client certificate after SubjectAccessReview." });
+    expect((await conditions("renewal"))[0]).toMatchObject({
+      reason: "AutoApproved",
+      message: "Auto approving self nodeagent client certificate after SubjectAccessReview.",
+    });
   });
 
   it("leaves pending a request whose requester may not, one that is not a node client request, and other signers' requests", async () => {

@@ -26,7 +26,10 @@ async function setup() {
   running.push(controller);
   const csrs = client.resource(csrRef);
   const create = (name: string) =>
-    csrs.create({ metadata: { name }, spec: { signerName: "orch.io/orch-apiserver-client", usages: ["client auth"], request: base64OfText(aliceRequest) } } as APIObject);
+    csrs.create({
+      metadata: { name },
+      spec: { signerName: "orch.io/orch-apiserver-client", usages: ["client auth"], request: base64OfText(aliceRequest) },
+    } as APIObject);
   const decide = async (name: string, type: "Approved" | "Denied") => {
     const csr = await csrs.get(name);
     csr["status"] = { conditions: [{ type, status: "True", reason: "Test" }] };

@@ -22,7 +22,10 @@ async function setup(withCA = true) {
   running.push(controller);
   const csrs = client.resource(csrRef);
   const create = (name: string, spec: Record<string, unknown>) =>
-    csrs.create({ metadata: { name }, spec: { usages: ["digital signature", "key encipherment", "client auth"], request: base64OfText(nodeN1Request), ...spec } } as APIObject);
+    csrs.create({
+      metadata: { name },
+      spec: { usages: ["digital signature", "key encipherment", "client auth"], request: base64OfText(nodeN1Request), ...spec },
+    } as APIObject);
   const decide = async (name: string, type: "Approved" | "Denied") => {
     const csr = await csrs.get(name);
     csr["status"] = { conditions: [{ type, status: "True", reason: "Test", message: "by the test" }] };
@@ -52,7 +55,11 @@ describe("CSRSigningController", () => {
     expect(await eventually(async () => (await status("alice-as-node")).conditions?.some((c) => c["type"] === "Failed") ?? false)).toBe(true);
     const s = await status("alice-as-node");
     expect(s.certificate).toBeUndefined();
-    expect(s.conditions?.find((c) => c["type"] === "Failed")).toMatchObject({ status: "True", reason: "SignerValidationFailure", message: "subject organization is not system:nodes" });
+    expect(s.conditions?.find((c) => c["type"] === "Failed")).toMatchObject({
+      status: "True",
+      reason: "SignerValidationFailure",
+      message: "subject organization is not system:nodes",
+    });
     expect(logs.some((l) => l.includes("refusing to sign alice-as-node"))).toBe(true);
   });
 

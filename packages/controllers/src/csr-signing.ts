@@ -93,7 +93,10 @@ export class CSRSigningController extends QueueController {
       throw new Error(`error auto signing csr: ${messageOf(error)}`, { cause: error });
     }
     const signed = structuredClone(object);
-    signed["status"] = { ...(typeof signed["status"] === "object" && signed["status"] !== null ? signed["status"] : {}), certificate: base64OfText(certificate) };
+    signed["status"] = {
+      ...(typeof signed["status"] === "object" && signed["status"] !== null ? signed["status"] : {}),
+      certificate: base64OfText(certificate),
+    };
     try {
       await csrs.updateStatus(signed);
     } catch (error) {

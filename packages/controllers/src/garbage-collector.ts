@@ -255,7 +255,10 @@ export class GarbageCollector implements Controller {
   /** The live object at `identity` when it still has `uid`; undefined when it is gone or was replaced. */
   async #live(identity: Identity, uid: string): Promise<APIObject | undefined> {
     try {
-      const object = await this.#resourceClient(identity.resource).get(identity.name, identity.namespace === undefined ? {} : { namespace: identity.namespace });
+      const object = await this.#resourceClient(identity.resource).get(
+        identity.name,
+        identity.namespace === undefined ? {} : { namespace: identity.namespace },
+      );
       return object.metadata.uid === uid ? object : undefined;
     } catch (error) {
       if (isNotFound(error)) return undefined;
@@ -389,4 +392,3 @@ export const garbageCollectorController: ControllerDescriptor = {
   enabledByDefault: true,
   create: () => new GarbageCollector(),
 };
-

@@ -188,7 +188,9 @@ export class LeaderElector {
       holderIdentity: identity,
       leaseDurationSeconds: this.#leaseDurationMs / 1000,
       renewTime: microTime(now),
-      ...(acquired ? { acquireTime: microTime(now), leaseTransitions: base.holderIdentity ? (base.leaseTransitions ?? 0) + 1 : (base.leaseTransitions ?? 0) } : {}),
+      ...(acquired
+        ? { acquireTime: microTime(now), leaseTransitions: base.holderIdentity ? (base.leaseTransitions ?? 0) + 1 : (base.leaseTransitions ?? 0) }
+        : {}),
     });
     let lease;
     try {
@@ -226,6 +228,9 @@ export class LeaderElector {
     const current = (lease.spec ?? {}) as LeaseSpec;
     if (current.holderIdentity !== identity) return;
     const now = this.#clock.now();
-    await client.leases.update({ ...lease, spec: { ...current, holderIdentity: "", leaseDurationSeconds: 1, renewTime: microTime(now), acquireTime: microTime(now) } });
+    await client.leases.update({
+      ...lease,
+      spec: { ...current, holderIdentity: "", leaseDurationSeconds: 1, renewTime: microTime(now), acquireTime: microTime(now) },
+    });
   }
 }

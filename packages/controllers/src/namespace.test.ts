@@ -14,7 +14,6 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.shutdown();
 });
 
-
 async function setup(wrap: (inner: Transport) => Transport = (t) => t) {
   const server = new APIServer();
   servers.push(server);
@@ -132,7 +131,16 @@ describe("NamespaceController", () => {
     const { client, gone, conditions, logs } = await setup((inner) =>
       interceptTransport(inner, (request, next) =>
         failing && request.path === "/apis/coordination.orch.io/v1"
-          ? Promise.resolve(jsonResponse(503, { kind: "Status", apiVersion: "v1", status: "Failure", message: "the service is unavailable", reason: "ServiceUnavailable", code: 503 }))
+          ? Promise.resolve(
+              jsonResponse(503, {
+                kind: "Status",
+                apiVersion: "v1",
+                status: "Failure",
+                message: "the service is unavailable",
+                reason: "ServiceUnavailable",
+                code: 503,
+              }),
+            )
           : next(),
       ),
     );

@@ -30,7 +30,10 @@ async function setup() {
 describe("PVProtectionController", () => {
   it("keeps a deleted volume while it is Bound, and lets it go once it is not", async () => {
     const { volumes, gone } = await setup();
-    await volumes.create({ metadata: { name: "pv1" }, spec: { capacity: { storage: "1Gi" }, accessModes: ["ReadWriteOnce"], hostPath: { path: "/data" } } } as APIObject);
+    await volumes.create({
+      metadata: { name: "pv1" },
+      spec: { capacity: { storage: "1Gi" }, accessModes: ["ReadWriteOnce"], hostPath: { path: "/data" } },
+    } as APIObject);
     expect(await eventually(async () => (await volumes.get("pv1")).metadata.finalizers?.includes("orch.io/pv-protection") ?? false)).toBe(true);
     const bound = await volumes.get("pv1");
     bound["status"] = { phase: "Bound" };

@@ -27,7 +27,9 @@ export class PVProtectionController extends QueueController {
 
   protected watch(ctx: ControllerContext): (() => void)[] {
     const finalizer = protectionFinalizer(ctx.client.domain, "pv");
-    const { informer, unregister } = this.follow(ctx, persistentVolumesRef, { when: (o) => needToAddFinalizer(o, finalizer) || isDeletionCandidate(o, finalizer) });
+    const { informer, unregister } = this.follow(ctx, persistentVolumesRef, {
+      when: (o) => needToAddFinalizer(o, finalizer) || isDeletionCandidate(o, finalizer),
+    });
     this.#informer = informer;
     return [unregister];
   }

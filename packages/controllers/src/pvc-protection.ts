@@ -49,7 +49,11 @@ function viewPod(pod: APIObject): PodView {
     phase: text(status["phase"]),
     volumes: list(spec["volumes"]).map((v) => {
       const claim = record(v["persistentVolumeClaim"]);
-      return { name: text(v["name"]), claimName: v["persistentVolumeClaim"] === undefined ? undefined : text(claim["claimName"]), ephemeral: v["ephemeral"] !== undefined };
+      return {
+        name: text(v["name"]),
+        claimName: v["persistentVolumeClaim"] === undefined ? undefined : text(claim["claimName"]),
+        ephemeral: v["ephemeral"] !== undefined,
+      };
     }),
     deleting: pod.metadata.deletionTimestamp !== undefined,
     shutDown: pod.metadata.deletionTimestamp !== undefined && pod.metadata.deletionGracePeriodSeconds === 0,
@@ -80,7 +84,9 @@ function podUsesClaim(pod: PodView, claim: APIObject): boolean {
   if (pod.nodeName === "") return false;
   const claimName = claim.metadata.name;
   return pod.volumes.some(
-    (v) => (v.claimName !== undefined && v.claimName === claimName) || (!pod.shutDown && v.ephemeral && `${pod.name}-${v.name}` === claimName && isControlledBy(claim, pod.uid)),
+    (v) =>
+      (v.claimName !== undefined && v.claimName === claimName) ||
+      (!pod.shutDown && v.ephemeral && `${pod.name}-${v.name}` === claimName && isControlledBy(claim, pod.uid)),
   );
 }
 

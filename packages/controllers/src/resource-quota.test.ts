@@ -14,7 +14,6 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.shutdown();
 });
 
-
 const pod = (name: string): APIObject => ({
   metadata: { name, namespace: "ns" },
   spec: { containers: [{ name: "c", image: "i", resources: { requests: { cpu: "100m" } } }] },
@@ -66,7 +65,10 @@ describe("ResourceQuotaController", () => {
     await client.configMaps.create({ metadata: { name: "cm", namespace: "ns" } });
     await client.configMaps.create({ metadata: { name: "other", namespace: "default" } });
     await start();
-    await quotas.create({ metadata: { name: "q", namespace: "ns" }, spec: { hard: { pods: "5", "count/pods": "5", "requests.cpu": "1", configmaps: "3" } } } as APIObject);
+    await quotas.create({
+      metadata: { name: "q", namespace: "ns" },
+      spec: { hard: { pods: "5", "count/pods": "5", "requests.cpu": "1", configmaps: "3" } },
+    } as APIObject);
     await tick(3);
     expect(await status()).toEqual({
       hard: { configmaps: "3", "count/pods": "5", pods: "5", "requests.cpu": "1" },

@@ -235,7 +235,10 @@ export class ResourceQuotaController extends QueueController {
       const informer = this.#counted.get(key);
       if (!informer) continue;
       if (!informer.hasSynced()) throw new RetryQuietly(`the informer of ${key} has not synced yet`);
-      lists.set(key, informer.list().filter((o) => o.metadata.namespace === namespace));
+      lists.set(
+        key,
+        informer.list().filter((o) => o.metadata.namespace === namespace),
+      );
     }
     return (group, resource) => lists.get(resourceKey(group, resource));
   }

@@ -13,7 +13,6 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.shutdown();
 });
 
-
 async function setup(options: { wrap?: (inner: Transport) => Transport; before?: (client: Client) => Promise<void> } = {}) {
   const server = new APIServer();
   servers.push(server);
@@ -42,7 +41,11 @@ function refusal(terminating: boolean): TransportResponse {
     reason: "Forbidden",
     code: 403,
     message: 'serviceaccounts "default" is forbidden: unable to create new content in namespace team because it is being terminated',
-    details: { name: "default", kind: "serviceaccounts", ...(terminating ? { causes: [{ reason: "NamespaceTerminating", message: "namespace team is being terminated", field: "metadata.namespace" }] } : {}) },
+    details: {
+      name: "default",
+      kind: "serviceaccounts",
+      ...(terminating ? { causes: [{ reason: "NamespaceTerminating", message: "namespace team is being terminated", field: "metadata.namespace" }] } : {}),
+    },
   });
 }
 
@@ -107,7 +110,8 @@ describe("ServiceAccountController", () => {
     const { client, account, logs } = await setup({
       wrap: (inner) =>
         interceptTransport(inner, (request, next) => {
-          if (request.method === "POST" && request.path === "/api/v1/namespaces/team/serviceaccounts" && refuse) return Promise.resolve(refusal(refuse === "terminating"));
+          if (request.method === "POST" && request.path === "/api/v1/namespaces/team/serviceaccounts" && refuse)
+            return Promise.resolve(refusal(refuse === "terminating"));
           return next();
         }),
     });

@@ -52,7 +52,9 @@ export class ServiceAccountController extends QueueController {
     if (!namespace || terminating(namespace)) return;
     if (this.#accounts?.get(`${name}/${defaultAccount}`)) return;
     try {
-      await this.client.resource(serviceAccountsRef).create({ metadata: { name: defaultAccount, namespace: name } }, { fieldManager: "service-account-controller" });
+      await this.client
+        .resource(serviceAccountsRef)
+        .create({ metadata: { name: defaultAccount, namespace: name } }, { fieldManager: "service-account-controller" });
     } catch (error) {
       if (isAlreadyExists(error) || isNotFound(error) || refusedAsTerminating(error)) return;
       throw error;

@@ -81,12 +81,7 @@ const table: readonly Row[] = [
     { resourceVersionMatch: "Exact", limit: 2, resourceVersion: "0" },
     { error: 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"' },
   ],
-  [
-    "list, match Exact, limit n, rv non-zero: Exact",
-    "list",
-    { resourceVersionMatch: "Exact", limit: 2, resourceVersion: "5" },
-    { kind: "Exact", revision: 5 },
-  ],
+  ["list, match Exact, limit n, rv non-zero: Exact", "list", { resourceVersionMatch: "Exact", limit: 2, resourceVersion: "5" }, { kind: "Exact", revision: 5 }],
   // list, match NotOlderThan
   [
     "list, match NotOlderThan, limit unset, rv unset: invalid",
@@ -149,7 +144,11 @@ describe("planRead outside the tables", () => {
     const error = badRequestOf("list", { resourceVersionMatch: "Newest", resourceVersion: "5" });
     expect(error.message).toBe('resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""');
     expect(error.status.details?.causes).toEqual([
-      { reason: "FieldValueNotSupported", field: "resourceVersionMatch", message: 'Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""' },
+      {
+        reason: "FieldValueNotSupported",
+        field: "resourceVersionMatch",
+        message: 'Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""',
+      },
     ]);
   });
 

@@ -260,11 +260,7 @@ describe("openWatch failures", () => {
       }),
     };
     const stream = open({ kind: "StartMostRecent" }, { timeoutMs: 1000 }, broken);
-    expect(await take(stream, 3)).toEqual([
-      'ADDED a@1 {"color":"red"}',
-      'ADDED b@2 {"color":"blue"}',
-      "ERROR 500 Internal error occurred: connection lost",
-    ]);
+    expect(await take(stream, 3)).toEqual(['ADDED a@1 {"color":"red"}', 'ADDED b@2 {"color":"blue"}', "ERROR 500 Internal error occurred: connection lost"]);
     expect((await stream.next()).done).toBe(true);
     expect(clock.pendingTimers()).toBe(0);
   });

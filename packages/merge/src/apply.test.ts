@@ -16,8 +16,19 @@ const types: Record<SchemaName, TypeNode> = {
 
 function run(live: JSONObject | undefined, step: Step, type: TypeNode, now: number): JSONObject {
   const apiVersion = String((step.apply ?? step.update)?.["apiVersion"] ?? "v1");
-  if (step.apply) return apply({ live, applied: step.apply, manager: step.manager, force: step.force ?? false, apiVersion, now, typeInfo: type, subresource: step.subresource }).object;
-  return updateManagedFields({ live, next: step.update as JSONObject, manager: step.manager, apiVersion, subresource: step.subresource, now, typeInfo: type }).object;
+  if (step.apply)
+    return apply({
+      live,
+      applied: step.apply,
+      manager: step.manager,
+      force: step.force ?? false,
+      apiVersion,
+      now,
+      typeInfo: type,
+      subresource: step.subresource,
+    }).object;
+  return updateManagedFields({ live, next: step.update as JSONObject, manager: step.manager, apiVersion, subresource: step.subresource, now, typeInfo: type })
+    .object;
 }
 
 function managedOf(object: JSONObject): Record<string, unknown> {
@@ -52,7 +63,8 @@ describe("apply scenarios (server-side apply)", () => {
       });
       if (s.expect.conflicts || s.expect.error) {
         expect(isStatusError(thrown), String(thrown)).toBe(true);
-        const status = (thrown as { status: { reason: string; code: number; message: string; details?: { causes?: { field?: string; reason?: string }[] } } }).status;
+        const status = (thrown as { status: { reason: string; code: number; message: string; details?: { causes?: { field?: string; reason?: string }[] } } })
+          .status;
         if (s.expect.error) {
           expect(status.reason).toBe(s.expect.error);
           return;
@@ -74,18 +86,52 @@ describe("apply scenarios (server-side apply)", () => {
 
 describe("apply", () => {
   it("records apiVersion, RFC 3339 time and FieldsV1 on the entry", () => {
-    const { managedFields } = apply({ live: undefined, applied: { apiVersion: "v1", kind: "Widget", metadata: { name: "w" }, spec: { replicas: 1 } }, manager: "m", force: false, apiVersion: "v1", now: Date.UTC(2026, 10, 21, 20, 49, 14, 500), typeInfo: types.widget });
-    expect(managedFields).toEqual([{ manager: "m", operation: "Apply", apiVersion: "v1", time: "2026-11-21T20:49:14Z", fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:replicas": {} } } }]);
+    const { managedFields } = apply({
+      live: undefined,
+      applied: { apiVersion: "v1", kind: "Widget", metadata: { name: "w" }, spec: { replicas: 1 } },
+      manager: "m",
+      force: false,
+      apiVersion: "v1",
+      now: Date.UTC(2026, 10, 21, 20, 49, 14, 500),
+      typeInfo: types.widget,
+    });
+    expect(managedFields).toEqual([
+      {
+        manager: "m",
+        operation: "Apply",
+        apiVersion: "v1",
+        time: "2026-11-21T20:49:14Z",
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:spec": { "f:replicas": {} } },
+      },
+    ]);
   });
 
   it("resets a field left without owner to its default through the defaults callback", () => {
     const t = types.widget;
-    const first = apply({ live: undefined, applied: { apiVersion: "v1", kind: "Widget", metadata: { name: "w" }, spec: { replicas: 5, paused: true } }, manager: "m", force: false, apiVersion: "v1", now: 0, typeInfo: t }).object;
+    const first = apply({
+      live: undefined,
+      applied: { apiVersion: "v1", kind: "Widget", metadata: { name: "w" }, spec: { replicas: 5, paused: true } },
+      manager: "m",
+      force: false,
+      apiVersion: "v1",
+      now: 0,
+      typeInfo: t,
+    }).object;
     const defaults = (o: JSONObject): JSONObject => {
       const spec = (o["spec"] ?? {}) as JSONObject;
       return spec["replicas"] === undefined ? { ...o, spec: { ...spec, replicas: 1 } } : o;
     };
-    const second = apply({ live: first, applied: { apiVersion: "v1", kind: "Widget", metadata: { name: "w" }, spec: { paused: true } }, manager: "m", force: false, apiVersion: "v1", now: 1000, typeInfo: t, defaults }).object;
+    const second = apply({
+      live: first,
+      applied: { apiVersion: "v1", kind: "Widget", metadata: { name: "w" }, spec: { paused: true } },
+      manager: "m",
+      force: false,
+      apiVersion: "v1",
+      now: 1000,
+      typeInfo: t,
+      defaults,
+    }).object;
     expect(second["spec"]).toEqual({ paused: true, replicas: 1 });
   });
 
@@ -103,7 +149,11 @@ describe("apply", () => {
       apiVersion: "v1",
       now: 0,
       typeInfo: types.widget,
-      ignoredFields: (() => { const s = new (fieldSetCtor())(); s.insert(["f:status"]); return s; })(),
+      ignoredFields: (() => {
+        const s = new (fieldSetCtor())();
+        s.insert(["f:status"]);
+        return s;
+      })(),
     });
     expect(managedFields[0]?.fieldsV1).toEqual({ "f:spec": { "f:replicas": {} } });
   });
@@ -123,7 +173,9 @@ const specArb = fc.record(
     paused: fc.boolean(),
     tags: fc.uniqueArray(fc.constantFrom("a", "b", "c", "d")),
     args: fc.array(fc.constantFrom("x", "y")),
-    items: fc.uniqueArray(fc.record({ name: fc.constantFrom("a", "b", "c"), value: fc.constantFrom("1", "2") }, { requiredKeys: ["name"] }), { selector: (i) => i.name }),
+    items: fc.uniqueArray(fc.record({ name: fc.constantFrom("a", "b", "c"), value: fc.constantFrom("1", "2") }, { requiredKeys: ["name"] }), {
+      selector: (i) => i.name,
+    }),
     settings: fc.dictionary(fc.constantFrom("a", "b", "c"), fc.constantFrom("1", "2")),
     selector: fc.dictionary(fc.constantFrom("a", "b"), fc.constantFrom("1", "2")),
     template: fc.record({ image: fc.constantFrom("i", "j"), pull: fc.constantFrom("Always", "Never") }, { requiredKeys: [] }),
@@ -159,7 +211,8 @@ describe("apply properties", () => {
       fc.property(fc.array(fc.tuple(managerArb, objectArb), { maxLength: 4 }), objectArb, (history, next) => {
         let live: JSONObject | undefined;
         let now = 0;
-        for (const [m, o] of history) live = apply({ live, applied: o, manager: m, force: true, apiVersion: "v1", now: (now += 1000), typeInfo: types.widget }).object;
+        for (const [m, o] of history)
+          live = apply({ live, applied: o, manager: m, force: true, apiVersion: "v1", now: (now += 1000), typeInfo: types.widget }).object;
         const result = updateManagedFields({ live, next, manager: "editor", apiVersion: "v1", now: now + 1000, typeInfo: types.widget });
         expect(withoutManaged(result.object)).toEqual(withoutManaged(next));
       }),
@@ -193,12 +246,26 @@ function deepFreeze<T>(value: T): T {
 describe("inputs are never mutated", () => {
   it("apply and update work on deep-frozen stored objects", () => {
     const t = types.pod;
-    const config = { apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { containers: [{ name: "a", image: "x", env: [{ name: "E", value: "1" }] }] } };
-    const stored = deepFreeze(apply({ live: undefined, applied: deepFreeze(structuredClone(config)), manager: "m", force: false, apiVersion: "v1", now: 0, typeInfo: t }).object);
+    const config = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "p" },
+      spec: { containers: [{ name: "a", image: "x", env: [{ name: "E", value: "1" }] }] },
+    };
+    const stored = deepFreeze(
+      apply({ live: undefined, applied: deepFreeze(structuredClone(config)), manager: "m", force: false, apiVersion: "v1", now: 0, typeInfo: t }).object,
+    );
     const changedConfig = deepFreeze({ ...config, spec: { containers: [{ name: "a", image: "y" }, { name: "b" }] } });
     const applied = apply({ live: stored, applied: changedConfig, manager: "m", force: false, apiVersion: "v1", now: 1000, typeInfo: t }).object;
     expect((applied["spec"] as { containers: unknown[] }).containers).toEqual([{ name: "a", image: "y" }, { name: "b" }]);
-    const updated = updateManagedFields({ live: deepFreeze(applied), next: deepFreeze({ ...applied, spec: { containers: [] } }), manager: "u", apiVersion: "v1", now: 2000, typeInfo: t }).object;
+    const updated = updateManagedFields({
+      live: deepFreeze(applied),
+      next: deepFreeze({ ...applied, spec: { containers: [] } }),
+      manager: "u",
+      apiVersion: "v1",
+      now: 2000,
+      typeInfo: t,
+    }).object;
     expect(updated["spec"]).toEqual({ containers: [] });
   });
 });

@@ -21,7 +21,14 @@ import {
   type ManagerState,
 } from "./internal/ownership.js";
 import { compareObjects, deepEqual, fieldSetOf, isObject, mergeObjects, pruneObject } from "./internal/walk.js";
-import { decodeManagedFieldsLenient, encodeManagedFields, reconcileManagers, recordUpdate, type JSONObject, type ManagedWriteResult } from "./managed-fields.js";
+import {
+  decodeManagedFieldsLenient,
+  encodeManagedFields,
+  reconcileManagers,
+  recordUpdate,
+  type JSONObject,
+  type ManagedWriteResult,
+} from "./managed-fields.js";
 import type { TypeNode } from "./type-info.js";
 
 /** The manager that owns the fields of an object first applied to without any managedFields. */

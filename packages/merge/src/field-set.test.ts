@@ -43,7 +43,12 @@ describe("FieldSet", () => {
       fc.property(setArb, setArb, setArb, (a, b, c) => {
         expect(a.union(b).equals(b.union(a))).toBe(true);
         expect(a.intersection(b).equals(b.intersection(a))).toBe(true);
-        expect(a.union(b).union(c).equals(a.union(b.union(c)))).toBe(true);
+        expect(
+          a
+            .union(b)
+            .union(c)
+            .equals(a.union(b.union(c))),
+        ).toBe(true);
         expect(a.intersection(b.union(c)).equals(a.intersection(b).union(a.intersection(c)))).toBe(true);
         expect(a.difference(b).intersection(b).isEmpty()).toBe(true);
         expect(a.difference(b).union(a.intersection(b)).equals(a)).toBe(true);
@@ -108,7 +113,10 @@ describe("FieldsV1", () => {
 describe("fieldSetOf", () => {
   const t = typeInfoOf(widgetSchema);
   it("gives leaves, list entries with '.', and atomic lists and maps as one leaf", () => {
-    const s = fieldSetOf({ spec: { replicas: 1, args: ["a"], selector: { a: "1" }, tags: ["x"], items: [{ name: "n", value: "v" }], settings: { k: "v" } } }, t);
+    const s = fieldSetOf(
+      { spec: { replicas: 1, args: ["a"], selector: { a: "1" }, tags: ["x"], items: [{ name: "n", value: "v" }], settings: { k: "v" } } },
+      t,
+    );
     expect(encodeFieldsV1(s)).toEqual({
       "f:spec": {
         "f:args": {},

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { decodeManagedFields, defaultFieldManager, encodeManagedFields, isResetManagedFields, updateManagedFields, validateFieldManager, type JSONObject } from "./managed-fields.js";
+import {
+  decodeManagedFields,
+  defaultFieldManager,
+  encodeManagedFields,
+  isResetManagedFields,
+  updateManagedFields,
+  validateFieldManager,
+  type JSONObject,
+} from "./managed-fields.js";
 import { widgetSchema } from "./testdata/apply/schemas.js";
 import { typeInfoOf } from "./type-info.js";
 
@@ -29,7 +37,13 @@ describe("decodeManagedFields", () => {
     [[{ manager: "m", operation: "Apply", apiVersion: "", fieldsType: "FieldsV1" }], "entry 0: apiVersion"],
     [[{ manager: "m", operation: "Apply", apiVersion: "v1" }], "entry 0: missing fieldsType"],
     [[{ manager: "m", operation: "Apply", apiVersion: "v1", fieldsType: "FieldsV2" }], "entry 0: invalid fieldsType"],
-    [[{ manager: "m", operation: "Apply", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: {} }, { manager: "m", operation: "Update", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: { "q:x": {} } }], 'entry 1: invalid managed fields entry "q:x"'],
+    [
+      [
+        { manager: "m", operation: "Apply", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: {} },
+        { manager: "m", operation: "Update", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: { "q:x": {} } },
+      ],
+      'entry 1: invalid managed fields entry "q:x"',
+    ],
     ["nope", "expected a list"],
   ])("refuses %j with a 400 naming the entry", (input, text) => {
     expect(() => decodeManagedFields(input)).toThrow(text);
@@ -38,7 +52,15 @@ describe("decodeManagedFields", () => {
   it("round-trips entries, sorted applies first, then by time", () => {
     const entries = [
       { manager: "b", operation: "Update", apiVersion: "v1", time: "2026-01-02T00:00:00Z", fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:a": {} } } },
-      { manager: "a", operation: "Update", apiVersion: "v1", time: "2026-01-01T00:00:00Z", fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:b": {} } }, subresource: "status" },
+      {
+        manager: "a",
+        operation: "Update",
+        apiVersion: "v1",
+        time: "2026-01-01T00:00:00Z",
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:spec": { "f:b": {} } },
+        subresource: "status",
+      },
       { manager: "c", operation: "Apply", apiVersion: "v1", time: "2026-01-03T00:00:00Z", fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:c": {} } } },
     ];
     expect(encodeManagedFields(decodeManagedFields(entries)).map((e) => e.manager)).toEqual(["c", "a", "b"]);
@@ -47,9 +69,23 @@ describe("decodeManagedFields", () => {
 
 describe("updateManagedFields", () => {
   it("records an Update entry for the fields a create sets", () => {
-    const r = updateManagedFields({ live: undefined, next: w({ replicas: 1, settings: { a: "1" } }), manager: "kubectl-create", apiVersion: "v1", now: Date.UTC(2026, 0, 1), typeInfo: t });
+    const r = updateManagedFields({
+      live: undefined,
+      next: w({ replicas: 1, settings: { a: "1" } }),
+      manager: "kubectl-create",
+      apiVersion: "v1",
+      now: Date.UTC(2026, 0, 1),
+      typeInfo: t,
+    });
     expect(r.managedFields).toEqual([
-      { manager: "kubectl-create", operation: "Update", apiVersion: "v1", time: "2026-01-01T00:00:00Z", fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:replicas": {}, "f:settings": { ".": {}, "f:a": {} } } } },
+      {
+        manager: "kubectl-create",
+        operation: "Update",
+        apiVersion: "v1",
+        time: "2026-01-01T00:00:00Z",
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:spec": { "f:replicas": {}, "f:settings": { ".": {}, "f:a": {} } } },
+      },
     ]);
   });
 
@@ -62,7 +98,14 @@ describe("updateManagedFields", () => {
   it("keeps at most 10 update entries, folding the oldest into ancient-changes", () => {
     let live: JSONObject | undefined;
     for (let i = 0; i < 12; i++) {
-      live = updateManagedFields({ live, next: w({ settings: { ...((live?.["spec"] as JSONObject | undefined)?.["settings"] as object), [`k${i}`]: "v" } }), manager: `m${i}`, apiVersion: "v1", now: 1000 * i, typeInfo: t }).object;
+      live = updateManagedFields({
+        live,
+        next: w({ settings: { ...((live?.["spec"] as JSONObject | undefined)?.["settings"] as object), [`k${i}`]: "v" } }),
+        manager: `m${i}`,
+        apiVersion: "v1",
+        now: 1000 * i,
+        typeInfo: t,
+      }).object;
     }
     const entries = (live?.["metadata"] as JSONObject)["managedFields"] as JSONObject[];
     expect(entries).toHaveLength(10);

@@ -148,7 +148,9 @@ export function encodeManagedFields(managers: Managers): ManagedFieldsEntry[] {
 
 /** Whether `managedFields` asks for ownership to be cleared: a list holding one empty entry. */
 export function isResetManagedFields(managedFields: unknown): boolean {
-  return Array.isArray(managedFields) && managedFields.length === 1 && isObject(managedFields[0]) && Object.values(managedFields[0]).every((v) => v === undefined);
+  return (
+    Array.isArray(managedFields) && managedFields.length === 1 && isObject(managedFields[0]) && Object.values(managedFields[0]).every((v) => v === undefined)
+  );
 }
 
 /** Reconciles every manager's fields with the current schema (spec point 10). */

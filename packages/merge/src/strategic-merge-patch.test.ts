@@ -107,9 +107,19 @@ const cases: Case[] = [
   },
   {
     name: "$retainKeys on a volume keeps only the listed fields of its source",
-    original: pod({ volumes: [{ name: "v", hostPath: { path: "/a" } }, { name: "w", emptyDir: {} }] }),
+    original: pod({
+      volumes: [
+        { name: "v", hostPath: { path: "/a" } },
+        { name: "w", emptyDir: {} },
+      ],
+    }),
     patch: { spec: { volumes: [{ name: "v", emptyDir: {}, $retainKeys: ["emptyDir", "name"] }] } },
-    expected: pod({ volumes: [{ name: "v", emptyDir: {} }, { name: "w", emptyDir: {} }] }),
+    expected: pod({
+      volumes: [
+        { name: "v", emptyDir: {} },
+        { name: "w", emptyDir: {} },
+      ],
+    }),
   },
   {
     name: "$deleteFromPrimitiveList/finalizers removes those values",
@@ -156,9 +166,30 @@ const cases: Case[] = [
   {
     name: "nested merge inside a merged element: env by name, resources key by key",
     original: pod({ containers: [c("a", "a:1", { env: [{ name: "A", value: "1" }], resources: { limits: { cpu: "1", memory: "1Gi" } } })] }),
-    patch: { spec: { containers: [{ name: "a", env: [{ name: "B", value: "2" }, { name: "A", value: "3" }], resources: { limits: { cpu: "2" } } }] } },
+    patch: {
+      spec: {
+        containers: [
+          {
+            name: "a",
+            env: [
+              { name: "B", value: "2" },
+              { name: "A", value: "3" },
+            ],
+            resources: { limits: { cpu: "2" } },
+          },
+        ],
+      },
+    },
     expected: pod({
-      containers: [c("a", "a:1", { env: [{ name: "B", value: "2" }, { name: "A", value: "3" }], resources: { limits: { cpu: "2", memory: "1Gi" } } })],
+      containers: [
+        c("a", "a:1", {
+          env: [
+            { name: "B", value: "2" },
+            { name: "A", value: "3" },
+          ],
+          resources: { limits: { cpu: "2", memory: "1Gi" } },
+        }),
+      ],
     }),
   },
   {
@@ -213,7 +244,11 @@ interface BadCase {
 const live = pod({ containers: [c("a"), c("b")], volumes: [{ name: "v", emptyDir: {} }] }, { finalizers: ["f"] });
 
 const badCases: BadCase[] = [
-  { name: "an unknown $patch value on a map", patch: { spec: { $patch: "frobnicate" } }, message: "unknown patch type: frobnicate in map: map[$patch:frobnicate]" },
+  {
+    name: "an unknown $patch value on a map",
+    patch: { spec: { $patch: "frobnicate" } },
+    message: "unknown patch type: frobnicate in map: map[$patch:frobnicate]",
+  },
   {
     name: "an unknown $patch value in a merge list",
     patch: { spec: { containers: [{ name: "a", $patch: "nope" }] } },
@@ -238,13 +273,21 @@ const badCases: BadCase[] = [
     patch: { spec: { volumes: [{ name: "v", emptyDir: {}, $retainKeys: ["name"] }] } },
     message: "invalid patch format of retainKeys",
   },
-  { name: "$setElementOrder that is not a list", patch: { spec: { "$setElementOrder/containers": "a" } }, message: "expected a []interface {}, but received a string" },
+  {
+    name: "$setElementOrder that is not a list",
+    patch: { spec: { "$setElementOrder/containers": "a" } },
+    message: "expected a []interface {}, but received a string",
+  },
   {
     name: "$setElementOrder out of step with the patch list",
     patch: { spec: { "$setElementOrder/containers": [{ name: "a" }, { name: "b" }], containers: [{ name: "b" }, { name: "a" }] } },
     message: "the order in patch list:\n[map[name:b] map[name:a]]\n doesn't match $setElementOrder list:\n[map[name:a] map[name:b]]",
   },
-  { name: "a malformed $deleteFromPrimitiveList key", patch: { metadata: { $deleteFromPrimitiveListfinalizers: ["f"] } }, message: "invalid patch format of primitive list" },
+  {
+    name: "a malformed $deleteFromPrimitiveList key",
+    patch: { metadata: { $deleteFromPrimitiveListfinalizers: ["f"] } },
+    message: "invalid patch format of primitive list",
+  },
   { name: "a malformed $setElementOrder key", patch: { spec: { $setElementOrder: [] } }, message: "invalid patch format of setElementOrder list" },
   {
     name: "scalars in a list of maps",
@@ -252,7 +295,12 @@ const badCases: BadCase[] = [
     message: "list element types are not identical: [[map[image:a:1 name:a] map[image:b:1 name:b]] [a]]",
   },
   { name: "lists of lists", patch: { metadata: { finalizers: [["x"]] } }, message: "list element types are not identical: [[f] [[x]]]" },
-  { name: "lists of lists from the start", original: pod({}, { finalizers: [] }), patch: { metadata: { finalizers: [["x"]] } }, message: "lists of lists are not supported" },
+  {
+    name: "lists of lists from the start",
+    original: pod({}, { finalizers: [] }),
+    patch: { metadata: { finalizers: [["x"]] } },
+    message: "lists of lists are not supported",
+  },
   { name: "a patch that is a list", patch: [], message: "json: cannot unmarshal array into Go value of type map[string]interface {}" },
   { name: "a patch that is a string", patch: "x", message: "json: cannot unmarshal string into Go value of type map[string]interface {}" },
 ];
@@ -294,7 +342,8 @@ describe("strategicMergePatchSupported", () => {
 /** RFC 7386. */
 function rfc7386(target: unknown, patch: unknown): unknown {
   if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return patch;
-  const base: Record<string, unknown> = typeof target === "object" && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const base: Record<string, unknown> =
+    typeof target === "object" && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete base[k];
     else base[k] = rfc7386(base[k], v);

@@ -211,7 +211,10 @@ function build(schema: ZodSchema): TypeNode {
       const options = (def["options"] as ZodSchema[]).map((o) => typeInfoOf(o) as Node);
       const structs = options.filter((o) => o.kind === "struct" && o.shape);
       if (structs.length === options.length && structs.length > 0) {
-        const n = make("struct", structs.some((o) => o.atomic));
+        const n = make(
+          "struct",
+          structs.some((o) => o.atomic),
+        );
         n.shape = Object.assign({}, ...structs.map((o) => o.shape)) as Record<string, ZodSchema>;
         return n;
       }

@@ -1,11 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  escapeFieldSelectorValue,
-  parseFieldSelector,
-  unescapeFieldSelectorValue,
-  type FieldSelector,
-} from "./field-selector.js";
+import { escapeFieldSelectorValue, parseFieldSelector, unescapeFieldSelectorValue, type FieldSelector } from "./field-selector.js";
 import { StatusError } from "./status-error.js";
 
 function failure(fn: () => unknown): StatusError {
@@ -120,21 +115,17 @@ describe("properties", () => {
 
   it("prints a selector that parses back to the same print and the same matches", () => {
     fc.assert(
-      fc.property(
-        fc.array(requirementArb, { maxLength: 5 }),
-        fc.array(fc.dictionary(fieldArb, valueArb), { maxLength: 4 }),
-        (reqs, fieldSets) => {
-          const text = reqs.map((r) => `${r.field}${r.operator}${escapeFieldSelectorValue(r.value)}`).join(",");
-          const parsed: FieldSelector = parseFieldSelector(text);
-          const reparsed = parseFieldSelector(parsed.toString());
-          expect(reparsed.toString()).toBe(parsed.toString());
-          expect(reparsed.requirements).toEqual(parsed.requirements);
-          for (const fields of fieldSets) {
-            expect(parsed.matches(fields)).toBe(matchesDirectly(reqs, fields));
-            expect(reparsed.matches(fields)).toBe(parsed.matches(fields));
-          }
-        },
-      ),
+      fc.property(fc.array(requirementArb, { maxLength: 5 }), fc.array(fc.dictionary(fieldArb, valueArb), { maxLength: 4 }), (reqs, fieldSets) => {
+        const text = reqs.map((r) => `${r.field}${r.operator}${escapeFieldSelectorValue(r.value)}`).join(",");
+        const parsed: FieldSelector = parseFieldSelector(text);
+        const reparsed = parseFieldSelector(parsed.toString());
+        expect(reparsed.toString()).toBe(parsed.toString());
+        expect(reparsed.requirements).toEqual(parsed.requirements);
+        for (const fields of fieldSets) {
+          expect(parsed.matches(fields)).toBe(matchesDirectly(reqs, fields));
+          expect(reparsed.matches(fields)).toBe(parsed.matches(fields));
+        }
+      }),
     );
   });
 

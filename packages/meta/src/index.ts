@@ -120,22 +120,8 @@ export {
   type FieldSelectorRequirement,
   type Fields,
 } from "./field-selector.js";
-export {
-  Quantity,
-  compareQuantities,
-  newMilliQuantity,
-  newQuantity,
-  parseQuantity,
-  type QuantityFormat,
-} from "./quantity.js";
-export {
-  formatMicroTime,
-  formatTime,
-  normalizeMicroTime,
-  normalizeTime,
-  parseMicroTime,
-  parseTime,
-} from "./time.js";
+export { Quantity, compareQuantities, newMilliQuantity, newQuantity, parseQuantity, type QuantityFormat } from "./quantity.js";
+export { formatMicroTime, formatTime, normalizeMicroTime, normalizeTime, parseMicroTime, parseTime } from "./time.js";
 export {
   formatAPIVersion,
   formatGroupKind,

@@ -253,9 +253,7 @@ describe("object form", () => {
     expect(formatFieldError(result.errors[2]!)).toBe(
       "spec.selector.matchExpressions[1].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
     );
-    expect(formatFieldError(result.errors[3]!)).toBe(
-      'spec.selector.matchExpressions[2].operator: Invalid value: "Gt": not a valid selector operator',
-    );
+    expect(formatFieldError(result.errors[3]!)).toBe('spec.selector.matchExpressions[2].operator: Invalid value: "Gt": not a valid selector operator');
   });
 
   it("converts back to the object form", () => {

@@ -9,14 +9,7 @@
  * `gt`/`lt` bounds are parsed once.
  * @module
  */
-import {
-  FieldPath,
-  forbiddenField,
-  formatFieldError,
-  invalidField,
-  requiredField,
-  type FieldError,
-} from "./field-error.js";
+import { FieldPath, forbiddenField, formatFieldError, invalidField, requiredField, type FieldError } from "./field-error.js";
 import { parseInt64 } from "./internal/int64.js";
 import { labelValueMessages, qualifiedNameMessages } from "./internal/name-rules.js";
 import { badRequest } from "./status-error.js";
@@ -80,9 +73,7 @@ export class LabelSelector {
   constructor(token: typeof constructing, requirements: readonly LabelSelectorRequirement[], none: boolean) {
     if (token !== constructing) throw new TypeError("use parseLabelSelector or labelSelectorFromObject");
     const sorted = [...requirements].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    this.requirements = Object.freeze(
-      sorted.map((r) => Object.freeze({ key: r.key, operator: r.operator, values: Object.freeze([...r.values]) })),
-    );
+    this.requirements = Object.freeze(sorted.map((r) => Object.freeze({ key: r.key, operator: r.operator, values: Object.freeze([...r.values]) })));
     this.matchers = Object.freeze(this.requirements.map(compile));
     this.text = none ? "" : this.requirements.map(printRequirement).join(",");
     this.none = none;
@@ -544,9 +535,7 @@ export function parseLabelSelector(text: string): LabelSelector {
 }
 
 /** The result of {@link labelSelectorFromObject}: a selector, or the field errors of the object. */
-export type LabelSelectorConversion =
-  | { readonly ok: true; readonly selector: LabelSelector }
-  | { readonly ok: false; readonly errors: readonly FieldError[] };
+export type LabelSelectorConversion = { readonly ok: true; readonly selector: LabelSelector } | { readonly ok: false; readonly errors: readonly FieldError[] };
 
 const objectOperators: Record<LabelSelectorObjectOperator, LabelSelectorOperator> = {
   In: "in",

@@ -46,7 +46,10 @@ describe("merge markers", () => {
 
   it.each([
     [{ listType: "set" as const }, { listType: "set", keys: [] }],
-    [{ patchStrategy: "merge" as const, patchMergeKey: "name" }, { listType: "map", keys: ["name"] }],
+    [
+      { patchStrategy: "merge" as const, patchMergeKey: "name" },
+      { listType: "map", keys: ["name"] },
+    ],
     [{ patchStrategy: "merge" as const }, { listType: "atomic", keys: [] }],
     [undefined, { listType: "atomic", keys: [] }],
   ])("effective list type of %j is %j", (markers, expected) => {

@@ -174,7 +174,12 @@ describe("parseQuantity", () => {
     for (const [canonical, alternate] of stringTable) {
       expect(parseQuantity(canonical).toString(), canonical).toBe(canonical);
       if (alternate) expect(parseQuantity(alternate).toString(), alternate).toBe(canonical);
-      if (canonical !== "0") expect(parseQuantity(alternate || canonical).neg().toString()).toBe(`-${canonical}`);
+      if (canonical !== "0")
+        expect(
+          parseQuantity(alternate || canonical)
+            .neg()
+            .toString(),
+        ).toBe(`-${canonical}`);
     }
   });
 
@@ -338,12 +343,7 @@ describe("Quantity", () => {
 
 const suffixArb = fc.constantFrom("", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "e3", "E-2", "e+7", "e-12", "e0");
 const quantityTextArb = fc
-  .tuple(
-    fc.constantFrom("", "-", "+"),
-    fc.stringMatching(/^[0-9]{0,12}$/),
-    fc.option(fc.stringMatching(/^[0-9]{0,12}$/)),
-    suffixArb,
-  )
+  .tuple(fc.constantFrom("", "-", "+"), fc.stringMatching(/^[0-9]{0,12}$/), fc.option(fc.stringMatching(/^[0-9]{0,12}$/)), suffixArb)
   .map(([sign, int, frac, suffix]) => `${sign}${int || "0"}${frac === null ? "" : `.${frac}`}${suffix}`);
 
 describe("properties", () => {
@@ -363,9 +363,7 @@ describe("properties", () => {
   });
 
   it("matches exact rational arithmetic for decimal quantities", () => {
-    const decimal = fc.constantFrom(["n", -9], ["u", -6], ["m", -3], ["", 0], ["k", 3], ["M", 6], ["e-4", -4], ["e2", 2]) as fc.Arbitrary<
-      [string, number]
-    >;
+    const decimal = fc.constantFrom(["n", -9], ["u", -6], ["m", -3], ["", 0], ["k", 3], ["M", 6], ["e-4", -4], ["e2", 2]) as fc.Arbitrary<[string, number]>;
     fc.assert(
       fc.property(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }), decimal, (n, [suffix, exp]) => {
         const q = parseQuantity(`${n}${suffix}`);

@@ -315,7 +315,8 @@ function magnitude(scanned: Scanned, suffix: Suffix): { nanos: bigint; format: Q
     const power = 1n << BigInt(suffix.exponent);
     const shift = exp10 + 9;
     if (shift >= 0) nanos = BigInt(digits) * 10n ** BigInt(shift) * power;
-    else if (digits.length + 19 <= -shift) nanos = 1n; // below 10^-shift even times 2^60
+    else if (digits.length + 19 <= -shift)
+      nanos = 1n; // below 10^-shift even times 2^60
     else {
       const scaledUp = BigInt(digits) * power;
       const unit = 10n ** BigInt(-shift);

@@ -18,10 +18,23 @@ import { statusCodes, statusReasons } from "./status-reason.js";
 describe("StatusError", () => {
   it("gives every reason its HTTP code", () => {
     expect(statusCodes).toEqual({
-      BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, MethodNotAllowed: 405,
-      NotAcceptable: 406, AlreadyExists: 409, Conflict: 409, Gone: 410, Expired: 410,
-      RequestEntityTooLarge: 413, UnsupportedMediaType: 415, Invalid: 422, TooManyRequests: 429,
-      InternalError: 500, ServiceUnavailable: 503, Timeout: 504,
+      BadRequest: 400,
+      Unauthorized: 401,
+      Forbidden: 403,
+      NotFound: 404,
+      MethodNotAllowed: 405,
+      NotAcceptable: 406,
+      AlreadyExists: 409,
+      Conflict: 409,
+      Gone: 410,
+      Expired: 410,
+      RequestEntityTooLarge: 413,
+      UnsupportedMediaType: 415,
+      Invalid: 422,
+      TooManyRequests: 429,
+      InternalError: 500,
+      ServiceUnavailable: 503,
+      Timeout: 504,
     });
     for (const reason of statusReasons) expect(statusError(reason, "x").code).toBe(statusCodes[reason]);
   });
@@ -29,18 +42,21 @@ describe("StatusError", () => {
   it("builds the reference's Status body for a missing object", () => {
     const error = notFound({ group: "", resource: "configmaps" }, "cfg");
     expect(error.toJSON()).toEqual({
-      kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure",
-      message: 'configmaps "cfg" not found', reason: "NotFound",
-      details: { name: "cfg", kind: "configmaps" }, code: 404,
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: 'configmaps "cfg" not found',
+      reason: "NotFound",
+      details: { name: "cfg", kind: "configmaps" },
+      code: 404,
     });
     expect(isNotFound(error)).toBe(true);
     expect(isConflict(error)).toBe(false);
   });
 
   it("qualifies resources of named groups", () => {
-    expect(alreadyExists({ group: "coordination.orch.io", resource: "leases" }, "l").message).toBe(
-      'leases.coordination.orch.io "l" already exists',
-    );
+    expect(alreadyExists({ group: "coordination.orch.io", resource: "leases" }, "l").message).toBe('leases.coordination.orch.io "l" already exists');
   });
 
   it("words an optimistic-concurrency conflict as the reference does", () => {
@@ -55,9 +71,7 @@ describe("StatusError", () => {
       requiredField(FieldPath.root("data").key("a b")),
     ]);
     expect(error.code).toBe(422);
-    expect(error.message).toBe(
-      'ConfigMap "Bad" is invalid: [metadata.name: Invalid value: "Bad": must be lowercase, data[a b]: Required value]',
-    );
+    expect(error.message).toBe('ConfigMap "Bad" is invalid: [metadata.name: Invalid value: "Bad": must be lowercase, data[a b]: Required value]');
     expect(error.status.details?.causes).toEqual([
       { reason: "FieldValueInvalid", message: 'Invalid value: "Bad": must be lowercase', field: "metadata.name" },
       { reason: "FieldValueRequired", message: "Required value", field: "data[a b]" },

@@ -126,8 +126,7 @@ export function alreadyExists(qr: QualifiedResource, name: string): StatusError 
 }
 
 /** The message of an optimistic-concurrency conflict, as the reference words it. */
-export const objectModifiedMessage =
-  "the object has been modified; please apply your changes to the latest version and try again";
+export const objectModifiedMessage = "the object has been modified; please apply your changes to the latest version and try again";
 
 /** 409: `Operation cannot be fulfilled on configmaps "x": <why>`. */
 export function conflict(qr: QualifiedResource, name: string, why: string = objectModifiedMessage, causes?: StatusCause[]): StatusError {
@@ -158,11 +157,9 @@ export function requestEntityTooLarge(message: string): StatusError {
 
 /** 415: the body's media type cannot be decoded here. */
 export function unsupportedMediaType(contentType: string, accepted: readonly string[]): StatusError {
-  return statusError(
-    "UnsupportedMediaType",
-    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`,
-    { details: { causes: [{ reason: "UnsupportedMediaType", message: contentType }] } },
-  );
+  return statusError("UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`, {
+    details: { causes: [{ reason: "UnsupportedMediaType", message: contentType }] },
+  });
 }
 
 /**

@@ -42,10 +42,7 @@ describe("DNS names", () => {
     expect(validateDNS1123Subdomain("Foo", "metadata.name")).toEqual([
       { type: "FieldValueInvalid", field: "metadata.name", value: "Foo", detail: subdomainMessage },
     ]);
-    expect(details(validateDNS1123Subdomain(`${"a".repeat(253)}-`, "n"))).toEqual([
-      "must be no more than 253 characters",
-      subdomainMessage,
-    ]);
+    expect(details(validateDNS1123Subdomain(`${"a".repeat(253)}-`, "n"))).toEqual(["must be no more than 253 characters", subdomainMessage]);
   });
 
   it("says a label with dots must not contain dots", () => {
@@ -68,9 +65,7 @@ describe("DNS names", () => {
 
 describe("validateObjectName", () => {
   it("requires a name", () => {
-    expect(validateObjectName("")).toEqual([
-      { type: "FieldValueRequired", field: "metadata.name", detail: "name or generateName is required" },
-    ]);
+    expect(validateObjectName("")).toEqual([{ type: "FieldValueRequired", field: "metadata.name", detail: "name or generateName is required" }]);
   });
 
   it("checks DNS subdomains by default and DNS labels on request", () => {
@@ -133,9 +128,7 @@ describe("validateLabels", () => {
 describe("validateAnnotations", () => {
   it("checks keys without regard to case and allows any value", () => {
     expect(validateAnnotations({ "Example.COM/Some-Key": "any text: ✓ \n" })).toEqual([]);
-    expect(validateAnnotations({ "a b": "" }).map(formatFieldError)).toEqual([
-      `metadata.annotations: Invalid value: "a b": ${namePartMessage}`,
-    ]);
+    expect(validateAnnotations({ "a b": "" }).map(formatFieldError)).toEqual([`metadata.annotations: Invalid value: "a b": ${namePartMessage}`]);
   });
 
   it("limits keys and values together to 256 KiB", () => {
@@ -158,11 +151,14 @@ describe("properties", () => {
     const subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
     const chars = fc.constantFrom("a", "z", "0", "9", "-", ".", "A", "_", "/", " ");
     fc.assert(
-      fc.property(fc.array(chars, { maxLength: 30 }).map((cs) => cs.join("")), (s) => {
-        expect(isDNS1123Subdomain(s)).toBe(subdomain.test(s));
-        const qualified = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-        if (!s.includes("/")) expect(validateQualifiedName(s, "k").length === 0).toBe(qualified.test(s));
-      }),
+      fc.property(
+        fc.array(chars, { maxLength: 30 }).map((cs) => cs.join("")),
+        (s) => {
+          expect(isDNS1123Subdomain(s)).toBe(subdomain.test(s));
+          const qualified = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+          if (!s.includes("/")) expect(validateQualifiedName(s, "k").length === 0).toBe(qualified.test(s));
+        },
+      ),
     );
   });
 });

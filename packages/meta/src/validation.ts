@@ -5,13 +5,7 @@
  * @module
  */
 import { FieldPath, invalidField, requiredField, type FieldError } from "./field-error.js";
-import {
-  dns1123LabelMessages,
-  dns1123SubdomainMessages,
-  labelValueMessages,
-  qualifiedNameMessages,
-  utf8Length,
-} from "./internal/name-rules.js";
+import { dns1123LabelMessages, dns1123SubdomainMessages, labelValueMessages, qualifiedNameMessages, utf8Length } from "./internal/name-rules.js";
 
 /** A field path as a {@link FieldPath} or its printed form (`metadata.labels`). */
 export type FieldPathLike = FieldPath | string;

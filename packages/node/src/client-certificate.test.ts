@@ -42,14 +42,10 @@ async function start(): Promise<APIRequest[]> {
 
 function call(client?: Issued): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      served!.url + "/",
-      { agent: false, ca: ca.cert, ...(client ? { cert: client.cert, key: client.key } : {}) },
-      (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      },
-    );
+    const req = httpsRequest(served!.url + "/", { agent: false, ca: ca.cert, ...(client ? { cert: client.cert, key: client.key } : {}) }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
     req.on("error", reject);
     req.end();
   });

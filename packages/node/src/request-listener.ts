@@ -70,8 +70,7 @@ function parsedBody(req: FrameworkRequest, limit: number): RequestBody {
     return {
       kind: "failed",
       status: internalError(
-        "the request body was consumed by an earlier middleware and none was left in req.body; " +
-          "mount orch before middleware that reads bodies",
+        "the request body was consumed by an earlier middleware and none was left in req.body; " + "mount orch before middleware that reads bodies",
       ).status,
     };
   } else if (body instanceof Uint8Array) bytes = bytesOf(body);

@@ -73,8 +73,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const message = error.code === "HPE_HEADER_OVERFLOW" ? "request header fields too large" : `malformed HTTP request (${error.code ?? "parse error"})`;
   const body = JSON.stringify(badRequest(message).status);
   socket.end(
-    "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n" +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n" + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     () => socket.destroy(),
   );
 }

@@ -28,7 +28,12 @@ const samples: Record<string, Record<string, unknown>> = {
     aggregationRule: {
       clusterRoleSelectors: [
         { matchLabels: { "rbac.example.com/aggregate-to-monitoring": "true" } },
-        { matchExpressions: [{ key: "team", operator: "In", values: ["ops", "sre"] }, { key: "legacy", operator: "DoesNotExist" }] },
+        {
+          matchExpressions: [
+            { key: "team", operator: "In", values: ["ops", "sre"] },
+            { key: "legacy", operator: "DoesNotExist" },
+          ],
+        },
       ],
     },
   },
@@ -163,7 +168,16 @@ describe("protobuf codec of certificates", () => {
       extra: { scopes: ["a", "b"] },
     },
     status: {
-      conditions: [{ type: "Approved", status: "True", reason: "KubectlApprove", message: "This CSR was approved by kubectl certificate approve.", lastUpdateTime: "2026-01-02T03:04:06Z", lastTransitionTime: "2026-01-02T03:04:06Z" }],
+      conditions: [
+        {
+          type: "Approved",
+          status: "True",
+          reason: "KubectlApprove",
+          message: "This CSR was approved by kubectl certificate approve.",
+          lastUpdateTime: "2026-01-02T03:04:06Z",
+          lastTransitionTime: "2026-01-02T03:04:06Z",
+        },
+      ],
       certificate: btoa("-----BEGIN CERTIFICATE-----\n"),
     },
   };

@@ -169,7 +169,13 @@ const serviceAccount = message(
 );
 
 // k8s.io/api/authentication/v1/generated.proto: the body `kubectl create token` sends.
-message("BoundObjectReference", optional("kind", 1, "string"), optional("apiVersion", 2, "string"), optional("name", 3, "string"), optional("uid", 4, "string"));
+message(
+  "BoundObjectReference",
+  optional("kind", 1, "string"),
+  optional("apiVersion", 2, "string"),
+  optional("name", 3, "string"),
+  optional("uid", 4, "string"),
+);
 message(
   "TokenRequestSpec",
   repeated("audiences", 1, "string"),
@@ -180,13 +186,7 @@ message("TokenRequestStatus", optional("token", 1, "string"), optional("expirati
 const tokenRequest = kindMessage("TokenRequest", "TokenRequestSpec", "TokenRequestStatus");
 
 // k8s.io/api/authentication/v1/generated.proto: what `kubectl auth whoami` sends and reads.
-message(
-  "UserInfo",
-  optional("username", 1, "string"),
-  optional("uid", 2, "string"),
-  repeated("groups", 3, "string"),
-  map("extra", 4, "ExtraValue"),
-);
+message("UserInfo", optional("username", 1, "string"), optional("uid", 2, "string"), repeated("groups", 3, "string"), map("extra", 4, "ExtraValue"));
 message("SelfSubjectReviewStatus", optional("userInfo", 1, "UserInfo"));
 const selfSubjectReview = message("SelfSubjectReview", optional("metadata", 1, "ObjectMeta"), optional("status", 2, "SelfSubjectReviewStatus"));
 
@@ -369,9 +369,7 @@ function codecFor(apiVersion: string, kind: string): KindCodec | undefined {
   const version = slash === -1 ? apiVersion : apiVersion.slice(slash + 1);
   const dot = group.indexOf(".");
   const label = dot === -1 ? group : group.slice(0, dot);
-  return codecs.find(
-    (c) => c.kind === kind && c.version === version && (c.group === "*" || (c.group === "" ? group === "" : label === c.group && dot > 0)),
-  );
+  return codecs.find((c) => c.kind === kind && c.version === version && (c.group === "*" || (c.group === "" ? group === "" : label === c.group && dot > 0)));
 }
 
 /**
@@ -430,7 +428,8 @@ function valueToWire(field: FieldBase, value: unknown, path: string): unknown {
       if (typeof value !== "boolean") throw badRequest(`${path}: expected a boolean`);
       return value;
     case "int32":
-      if (typeof value !== "number" || !Number.isInteger(value) || value < -(2 ** 31) || value >= 2 ** 31) throw badRequest(`${path}: expected a 32-bit integer`);
+      if (typeof value !== "number" || !Number.isInteger(value) || value < -(2 ** 31) || value >= 2 ** 31)
+        throw badRequest(`${path}: expected a 32-bit integer`);
       return value;
     case "int64":
       if (typeof value !== "number" || !Number.isSafeInteger(value)) throw badRequest(`${path}: expected an integer`);

@@ -24,9 +24,7 @@ export interface UnknownMessage {
   contentType: string;
 }
 
-const typeMetaType = new protobuf.Type("TypeMeta")
-  .add(new protobuf.Field("apiVersion", 1, "string"))
-  .add(new protobuf.Field("kind", 2, "string"));
+const typeMetaType = new protobuf.Type("TypeMeta").add(new protobuf.Field("apiVersion", 1, "string")).add(new protobuf.Field("kind", 2, "string"));
 const unknownType = new protobuf.Type("Unknown")
   .add(new protobuf.Field("typeMeta", 1, "TypeMeta"))
   .add(new protobuf.Field("raw", 2, "bytes"))

@@ -30,9 +30,7 @@ const metadata = {
   deletionGracePeriodSeconds: 0,
   labels: { app: "web", empty: "" },
   annotations: { "orch.io/note": "hello" },
-  ownerReferences: [
-    { apiVersion: "apps/v1", kind: "Deployment", name: "web", uid: "u-1", controller: true, blockOwnerDeletion: false },
-  ],
+  ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name: "web", uid: "u-1", controller: true, blockOwnerDeletion: false }],
   finalizers: ["orch.io/protect"],
   managedFields: [
     {
@@ -57,7 +55,15 @@ const samples: Record<string, Record<string, unknown>> = {
     spec: { finalizers: ["kubernetes"] },
     status: {
       phase: "Terminating",
-      conditions: [{ type: "NamespaceDeletionContentFailure", status: "False", lastTransitionTime: "2026-01-02T03:04:05Z", reason: "ContentDeleted", message: "All content successfully deleted" }],
+      conditions: [
+        {
+          type: "NamespaceDeletionContentFailure",
+          status: "False",
+          lastTransitionTime: "2026-01-02T03:04:05Z",
+          reason: "ContentDeleted",
+          message: "All content successfully deleted",
+        },
+      ],
     },
   },
   Event: {
@@ -113,7 +119,12 @@ const samples: Record<string, Record<string, unknown>> = {
     kind: "SelfSubjectReview",
     metadata: { creationTimestamp: "2026-01-02T03:04:05Z" },
     status: {
-      userInfo: { username: "alice", uid: "u-1", groups: ["dev", "system:authenticated"], extra: { scopes: ["read", "write"], "authentication.kubernetes.io/pod-name": ["p"] } },
+      userInfo: {
+        username: "alice",
+        uid: "u-1",
+        groups: ["dev", "system:authenticated"],
+        extra: { scopes: ["read", "write"], "authentication.kubernetes.io/pod-name": ["p"] },
+      },
     },
   },
   DeleteOptions: {
@@ -172,7 +183,13 @@ describe("protobuf codecs", () => {
     const spec = bytes([0x0a, 0x03], "foo", [0x20, 0xb0, 0x09]);
     const raw = bytes([0x0a, 0x00, 0x12, spec.length], [...spec], [0x1a, 0x00]);
     const wire = encodeEnvelope({ apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", raw });
-    expect(decodeProtobufObject(wire).object).toEqual({ apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", metadata: {}, spec: { audiences: ["foo"], expirationSeconds: 1200 }, status: {} });
+    expect(decodeProtobufObject(wire).object).toEqual({
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "TokenRequest",
+      metadata: {},
+      spec: { audiences: ["foo"], expirationSeconds: 1200 },
+      status: {},
+    });
   });
 
   it("drops the Go zero values a client writes for unset fields", () => {
@@ -232,14 +249,19 @@ describe("protobuf errors", () => {
 
   it("never throws anything but a StatusError on arbitrary bytes", () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 300 }), fc.boolean(), fc.constantFrom("ConfigMap", "Secret", "Namespace", "Event", "DeleteOptions"), (tail, enveloped, kind) => {
-        const wire = enveloped ? encodeEnvelope({ apiVersion: "v1", kind, raw: tail }) : bytes([...protobufPrefix], [...tail]);
-        try {
-          decodeProtobufObject(wire);
-        } catch (error) {
-          expect(error).toBeInstanceOf(StatusError);
-        }
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 300 }),
+        fc.boolean(),
+        fc.constantFrom("ConfigMap", "Secret", "Namespace", "Event", "DeleteOptions"),
+        (tail, enveloped, kind) => {
+          const wire = enveloped ? encodeEnvelope({ apiVersion: "v1", kind, raw: tail }) : bytes([...protobufPrefix], [...tail]);
+          try {
+            decodeProtobufObject(wire);
+          } catch (error) {
+            expect(error).toBeInstanceOf(StatusError);
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });

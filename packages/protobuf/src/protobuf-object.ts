@@ -69,4 +69,3 @@ export function encodeProtobufObject(object: object): Uint8Array {
   const raw = encodeKind(apiVersion, kind, object, () => notAcceptable(["application/json"]));
   return encodeEnvelope({ apiVersion, kind, raw });
 }
-

@@ -41,7 +41,14 @@ describe("APIService", () => {
     ["versionPriority 1001", local({ versionPriority: 1001 }), [["spec.versionPriority", "FieldValueInvalid"]]],
     ["a local service with a caBundle", local({ caBundle: ca }), [["spec.caBundle", "FieldValueInvalid"]]],
     ["a local service skipping TLS verification", local({ insecureSkipTLSVerify: true }), [["spec.insecureSkipTLSVerify", "FieldValueInvalid"]]],
-    ["a service without namespace and name", local({ service: { port: 443 } }), [["spec.service.namespace", "FieldValueRequired"], ["spec.service.name", "FieldValueRequired"]]],
+    [
+      "a service without namespace and name",
+      local({ service: { port: 443 } }),
+      [
+        ["spec.service.namespace", "FieldValueRequired"],
+        ["spec.service.name", "FieldValueRequired"],
+      ],
+    ],
     ["port 0", svc({ service: { namespace: "a", name: "b", port: 0 } }), [["spec.service.port", "FieldValueInvalid"]]],
     ["port 65536", svc({ service: { namespace: "a", name: "b", port: 65536 } }), [["spec.service.port", "FieldValueInvalid"]]],
     ["insecureSkipTLSVerify with a caBundle", svc({ caBundle: ca, insecureSkipTLSVerify: true }), [["spec.insecureSkipTLSVerify", "FieldValueInvalid"]]],
@@ -52,7 +59,9 @@ describe("APIService", () => {
   it("prints the reference's messages", () => {
     expect(validateAPIService(svc({}, "metrics"))[0]?.detail).toBe('must be `spec.version+"."+spec.group`: "v1beta1.metrics.example.com"');
     expect(validateAPIService(local({ versionPriority: 0 }))[0]?.detail).toBe("must be positive and less than 1000");
-    expect(validateAPIService(svc({ service: { namespace: "a", name: "b", port: 0 } }))[0]?.detail).toBe("port is not valid: must be between 1 and 65535, inclusive");
+    expect(validateAPIService(svc({ service: { namespace: "a", name: "b", port: 0 } }))[0]?.detail).toBe(
+      "port is not valid: must be between 1 and 65535, inclusive",
+    );
   });
 
   it("starts with an empty status, keeps it on spec writes and checks condition statuses on /status", () => {

@@ -5,16 +5,7 @@
  * to 443; `insecureSkipTLSVerify` excludes `caBundle`, and a local APIService has neither.
  * @module
  */
-import {
-  FieldPath,
-  invalidField,
-  listType,
-  patchStrategy,
-  requiredField,
-  validateDNS1123Subdomain,
-  type APIObject,
-  type FieldError,
-} from "@orch/meta";
+import { FieldPath, invalidField, listType, patchStrategy, requiredField, validateDNS1123Subdomain, type APIObject, type FieldError } from "@orch/meta";
 import { z } from "zod";
 import { findCondition, statusHooks, validateConditionStatuses } from "./internal/cluster-rules.js";
 import { base64ByteLength } from "./internal/base64.js";
@@ -42,7 +33,10 @@ export const apiServiceSpecSchema = named(
       caBundle: bytes().optional().describe("PEM encoded CA bundle used to validate the API server's serving certificate."),
       group: z.string().optional().describe("Group is the API group name this server hosts."),
       groupPriorityMinimum: int32().optional().describe("The priority this group should have at least (1 to 20000); higher is preferred."),
-      insecureSkipTLSVerify: z.boolean().optional().describe("Disables TLS certificate verification when communicating with this server. Strongly discouraged."),
+      insecureSkipTLSVerify: z
+        .boolean()
+        .optional()
+        .describe("Disables TLS certificate verification when communicating with this server. Strongly discouraged."),
       service: apiServiceServiceReferenceSchema.optional().describe("Service is a reference to the service for this API server; nil means handled locally."),
       version: z.string().optional().describe("Version is the API version this server hosts, for example v1."),
       versionPriority: int32().optional().describe("The ordering of this version inside its group (1 to 1000); higher is preferred."),
@@ -86,7 +80,7 @@ export const apiServiceV1Schema = kindSchema(
     spec: apiServiceSpecSchema.optional().describe("Spec contains information for locating and communicating with a server."),
     status: apiServiceStatusSchema.optional().describe("Status contains derived information about an API server."),
   },
-  "APIService represents a server for a particular GroupVersion. Name must be \"version.group\".",
+  'APIService represents a server for a particular GroupVersion. Name must be "version.group".',
 );
 
 /** The defaults of `v1`: `spec.service.port` 443 when a service is given. */

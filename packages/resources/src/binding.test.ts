@@ -6,7 +6,14 @@ const binding = (target: Record<string, unknown>): APIObject => ({ metadata: { n
 
 describe("Binding", () => {
   it("is a create-only core v1 kind acting on the pod's binding sub-resource", () => {
-    expect(bindingType).toMatchObject({ group: "", resource: "bindings", kind: "Binding", scope: "Namespaced", verbs: ["create"], actionOn: { resource: "pods", action: "binding" } });
+    expect(bindingType).toMatchObject({
+      group: "",
+      resource: "bindings",
+      kind: "Binding",
+      scope: "Namespaced",
+      verbs: ["create"],
+      actionOn: { resource: "pods", action: "binding" },
+    });
   });
 
   it.each([

@@ -62,7 +62,11 @@ describe("reading a token Secret's data", () => {
 
   it("reads the expiration as never, an instant, or malformed", () => {
     expect(bootstrapTokenExpiration(tokenSecret({ expiration: undefined }))).toEqual({ kind: "never" });
-    expect(bootstrapTokenExpiration(tokenSecret({ expiration: "2026-01-01T01:00:00.5+01:00" }))).toEqual({ kind: "at", at: Date.UTC(2026, 0, 1, 0, 0, 0, 500), value: "2026-01-01T01:00:00.5+01:00" });
+    expect(bootstrapTokenExpiration(tokenSecret({ expiration: "2026-01-01T01:00:00.5+01:00" }))).toEqual({
+      kind: "at",
+      at: Date.UTC(2026, 0, 1, 0, 0, 0, 500),
+      value: "2026-01-01T01:00:00.5+01:00",
+    });
     expect(bootstrapTokenExpiration(tokenSecret({ expiration: "2026-02-30T00:00:00Z" }))).toEqual({ kind: "malformed", value: "2026-02-30T00:00:00Z" });
   });
 
@@ -78,19 +82,29 @@ describe("reading a token Secret's data", () => {
 describe("validateBootstrapTokenSecret", () => {
   it("accepts a valid Secret, an expired one included, in either domain", () => {
     expect(validateBootstrapTokenSecret(tokenSecret())).toEqual([]);
-    expect(validateBootstrapTokenSecret(tokenSecret({ expiration: "2020-01-01T00:00:00Z", "auth-extra-groups": "system:bootstrappers:a,system:bootstrappers:b:c" }))).toEqual([]);
+    expect(
+      validateBootstrapTokenSecret(tokenSecret({ expiration: "2020-01-01T00:00:00Z", "auth-extra-groups": "system:bootstrappers:a,system:bootstrappers:b:c" })),
+    ).toEqual([]);
     expect(validateBootstrapTokenSecret(tokenSecret({}, "k8s.io"), "k8s.io")).toEqual([]);
   });
 
   it.each([
     ["a bad id", { "token-id": "abc" }, ['data[token-id]: Invalid value: "abc": must match [a-z0-9]{6}']],
-    ["an id that does not match the name", { "token-id": "zzzzzz" }, ['metadata.name: Invalid value: "bootstrap-token-abcdef": must be bootstrap-token-zzzzzz for token-id zzzzzz']],
+    [
+      "an id that does not match the name",
+      { "token-id": "zzzzzz" },
+      ['metadata.name: Invalid value: "bootstrap-token-abcdef": must be bootstrap-token-zzzzzz for token-id zzzzzz'],
+    ],
     ["no id", { "token-id": undefined }, ["data[token-id]: Required value"]],
     ["no secret", { "token-secret": undefined }, ["data[token-secret]: Required value"]],
     ["a secret of the wrong length", { "token-secret": "0123456789abcde" }, ['data[token-secret]: Invalid value: "<secret data>": must match [a-z0-9]{16}']],
     ["a bad expiration", { expiration: "tomorrow" }, ['data[expiration]: Invalid value: "tomorrow": must be an RFC 3339 time such as 2006-01-02T15:04:05Z']],
     ["a usage other than true", { "usage-bootstrap-signing": "yes" }, ['data[usage-bootstrap-signing]: Invalid value: "yes": must be "true" when present']],
-    ["an unknown usage", { "usage-bootstrap-flying": "true" }, ['data[usage-bootstrap-flying]: Unsupported value: "flying": supported values: "authentication", "signing"']],
+    [
+      "an unknown usage",
+      { "usage-bootstrap-flying": "true" },
+      ['data[usage-bootstrap-flying]: Unsupported value: "flying": supported values: "authentication", "signing"'],
+    ],
     [
       "extra groups outside system:bootstrappers:",
       { "auth-extra-groups": "system:bootstrappers:ok,system:masters" },
@@ -107,8 +121,14 @@ describe("validateBootstrapTokenSecret", () => {
   });
 
   it("holds the data to the same rules as validateBootstrapTokenData, which ignores the type, namespace and name", () => {
-    const elsewhere: APIObject = { ...tokenSecret({ "token-id": "zzzzzz", "token-secret": "short" }), type: "Opaque", metadata: { name: "x", namespace: "default" } };
-    expect(validateBootstrapTokenData(elsewhere).map(formatFieldError)).toEqual(['data[token-secret]: Invalid value: "<secret data>": must match [a-z0-9]{16}']);
+    const elsewhere: APIObject = {
+      ...tokenSecret({ "token-id": "zzzzzz", "token-secret": "short" }),
+      type: "Opaque",
+      metadata: { name: "x", namespace: "default" },
+    };
+    expect(validateBootstrapTokenData(elsewhere).map(formatFieldError)).toEqual([
+      'data[token-secret]: Invalid value: "<secret data>": must match [a-z0-9]{16}',
+    ]);
     expect(validateBootstrapTokenSecret(elsewhere).map((e) => e.field)).toEqual(["type", "metadata.namespace", "data[token-secret]", "metadata.name"]);
   });
 

@@ -85,10 +85,7 @@ export function bootstrapSecretValue(secret: APIObject, key: string): string | u
  * epoch, `malformed` when it is not base64 (`value` undefined) or not such a time (a date that
  * does not exist, `2026-02-30`, included).
  */
-export type BootstrapTokenExpiration =
-  | { kind: "never" }
-  | { kind: "at"; at: number; value: string }
-  | { kind: "malformed"; value: string | undefined };
+export type BootstrapTokenExpiration = { kind: "never" } | { kind: "at"; at: number; value: string } | { kind: "malformed"; value: string | undefined };
 
 /** The `expiration` of a token Secret; see {@link BootstrapTokenExpiration}. */
 export function bootstrapTokenExpiration(secret: APIObject): BootstrapTokenExpiration {
@@ -162,7 +159,8 @@ export function validateBootstrapTokenData(secret: APIObject): FieldError[] {
   const extra = value(bootstrapTokenKeys.extraGroups);
   if (extra) {
     for (const group of extra.split(",")) {
-      if (!bootstrapGroupPattern.test(group)) errors.push(invalidField(data.key(bootstrapTokenKeys.extraGroups), group, `must match ${bootstrapGroupPattern.source}`));
+      if (!bootstrapGroupPattern.test(group))
+        errors.push(invalidField(data.key(bootstrapTokenKeys.extraGroups), group, `must match ${bootstrapGroupPattern.source}`));
     }
   }
   return errors;
@@ -184,12 +182,15 @@ export function validateBootstrapTokenSecret(secret: APIObject, domain = "orch.i
   const type = bootstrapTokenSecretType(domain);
   if (secret["type"] !== type) errors.push(notSupportedField(FieldPath.root("type"), secret["type"] ?? "", [type]));
   const namespace = bootstrapTokenNamespace(domain);
-  if (secret.metadata?.namespace !== namespace) errors.push(notSupportedField(FieldPath.root("metadata").child("namespace"), secret.metadata?.namespace ?? "", [namespace]));
+  if (secret.metadata?.namespace !== namespace)
+    errors.push(notSupportedField(FieldPath.root("metadata").child("namespace"), secret.metadata?.namespace ?? "", [namespace]));
   errors.push(...validateBootstrapTokenData(secret));
   const id = bootstrapSecretValue(secret, bootstrapTokenKeys.tokenId);
   const idValid = id !== undefined && bootstrapTokenIdPattern.test(id);
   if (idValid && secret.metadata?.name !== bootstrapTokenSecretName(id)) {
-    errors.push(invalidField(FieldPath.root("metadata").child("name"), secret.metadata?.name ?? "", `must be ${bootstrapTokenSecretName(id)} for token-id ${id}`));
+    errors.push(
+      invalidField(FieldPath.root("metadata").child("name"), secret.metadata?.name ?? "", `must be ${bootstrapTokenSecretName(id)} for token-id ${id}`),
+    );
   }
   return errors;
 }

@@ -97,7 +97,13 @@ describe("CertificateSigningRequest", () => {
     ["a changed request", csr({ request: encodeBase64Text("x") }), csr(), "main", [["spec.request", "FieldValueInvalid"]]],
     ["a changed signerName", csr({ signerName: "example.com/other" }), csr(), "main", [["spec.signerName", "FieldValueInvalid"]]],
     ["a removed Approved condition", csr(), csr({}, { conditions: [approved] }), "approval", [["status.conditions", "FieldValueForbidden"]]],
-    ["a removed Failed condition", csr(), csr({}, { conditions: [{ type: "Failed", status: "True" }] }), "status", [["status.conditions", "FieldValueForbidden"]]],
+    [
+      "a removed Failed condition",
+      csr(),
+      csr({}, { conditions: [{ type: "Failed", status: "True" }] }),
+      "status",
+      [["status.conditions", "FieldValueForbidden"]],
+    ],
     ["Approved added through /status", csr({}, { conditions: [approved] }), csr(), "status", [["status.conditions", "FieldValueForbidden"]]],
     ["a certificate set through the main resource", csr({}, { certificate }), csr(), "main", [["status.certificate", "FieldValueForbidden"]]],
     ["an issued certificate changed", csr({}, { certificate: request }), csr({}, { certificate }), "status", [["status.certificate", "FieldValueForbidden"]]],
@@ -107,14 +113,19 @@ describe("CertificateSigningRequest", () => {
 
   it("lets approval add Approved and status set the certificate", () => {
     expect(validateCertificateSigningRequestUpdate(csr({}, { conditions: [approved] }), csr(), "approval")).toEqual([]);
-    expect(validateCertificateSigningRequestUpdate(csr({}, { conditions: [approved], certificate }), csr({}, { conditions: [approved] }), "status")).toEqual([]);
+    expect(validateCertificateSigningRequestUpdate(csr({}, { conditions: [approved], certificate }), csr({}, { conditions: [approved] }), "status")).toEqual(
+      [],
+    );
   });
 
   it("defaults usages to digital signature and key encipherment, and condition status to True", () => {
     const object = csr({ usages: undefined }, { conditions: [{ type: "Approved" }] });
     delete (object["spec"] as Record<string, unknown>)["usages"];
     strategy?.defaults?.(object, ctx);
-    expect(object).toMatchObject({ spec: { usages: ["digital signature", "key encipherment"] }, status: { conditions: [{ type: "Approved", status: "True" }] } });
+    expect(object).toMatchObject({
+      spec: { usages: ["digital signature", "key encipherment"] },
+      status: { conditions: [{ type: "Approved", status: "True" }] },
+    });
   });
 
   it("drops status on create and keeps the old status on an update of the main resource", () => {
@@ -158,10 +169,29 @@ describe("CertificateSigningRequest", () => {
     const object = csr({ username: "system:node:worker-1", expirationSeconds: 3600 }, { conditions: [approved], certificate });
     object.metadata = { ...object.metadata, name: "node-csr-1", creationTimestamp: "2026-01-01T00:00:00Z" };
     const now = Date.parse("2026-01-01T00:05:00Z");
-    expect(columns.map((c) => c.cell(object, now))).toEqual(["node-csr-1", "5m", "orch.io/kube-apiserver-client-kubelet", "system:node:worker-1", "60m", "Approved,Issued"]);
+    expect(columns.map((c) => c.cell(object, now))).toEqual([
+      "node-csr-1",
+      "5m",
+      "orch.io/kube-apiserver-client-kubelet",
+      "system:node:worker-1",
+      "60m",
+      "Approved,Issued",
+    ]);
     expect(columns[4]?.cell(csr())).toBe("<none>");
     expect(csrConditionCell(csr())).toBe("Pending");
-    expect(csrConditionCell(csr({}, { conditions: [{ type: "Denied", status: "True" }, { type: "Failed", status: "True" }] }))).toBe("Denied,Failed");
+    expect(
+      csrConditionCell(
+        csr(
+          {},
+          {
+            conditions: [
+              { type: "Denied", status: "True" },
+              { type: "Failed", status: "True" },
+            ],
+          },
+        ),
+      ),
+    ).toBe("Denied,Failed");
   });
 });
 
@@ -183,7 +213,9 @@ describe("builtInSignerNames", () => {
 
   it("refuses kubernetes.io/legacy-unknown in v1 under k8s.io", () => {
     const errors = validateCertificateSigningRequest(csr({ signerName: "kubernetes.io/legacy-unknown" }), { domain: "k8s.io" });
-    expect(errors.map(formatFieldError)).toEqual(['spec.signerName: Invalid value: "kubernetes.io/legacy-unknown": the legacy signerName is not allowed via this API version']);
+    expect(errors.map(formatFieldError)).toEqual([
+      'spec.signerName: Invalid value: "kubernetes.io/legacy-unknown": the legacy signerName is not allowed via this API version',
+    ]);
   });
 });
 
@@ -215,12 +247,18 @@ describe("checkSignerAccess", () => {
 
   it("refuses an approval without approve, as the reference words it", async () => {
     await expect(checkSignerAccess(csr(["Approved"]), csr([]), "approval", ctxAllowing([]))).rejects.toMatchObject({
-      status: { code: 403, message: 'certificatesigningrequests.certificates.orch.io "node-1" is forbidden: user not permitted to approve requests with signerName "orch.io/orch-apiserver-client"' },
+      status: {
+        code: 403,
+        message:
+          'certificatesigningrequests.certificates.orch.io "node-1" is forbidden: user not permitted to approve requests with signerName "orch.io/orch-apiserver-client"',
+      },
     });
   });
 
   it("needs sign to set the certificate through status, and nothing for other status changes", async () => {
-    await expect(checkSignerAccess(csr(["Approved"], "Y2VydA=="), csr(["Approved"]), "status", ctxAllowing([]))).rejects.toMatchObject({ status: { code: 403 } });
+    await expect(checkSignerAccess(csr(["Approved"], "Y2VydA=="), csr(["Approved"]), "status", ctxAllowing([]))).rejects.toMatchObject({
+      status: { code: 403 },
+    });
     await checkSignerAccess(csr(["Approved"], "Y2VydA=="), csr(["Approved"]), "status", ctxAllowing(["sign orch.io/orch-apiserver-client"]));
     await checkSignerAccess(csr(["Approved", "Failed"]), csr(["Approved"]), "status", ctxAllowing([]));
   });

@@ -30,13 +30,15 @@ import { atomicStrings, bytes, int32, named, time } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 import { serviceAccountClaimKey } from "./token-request.js";
 
-
 /** `CertificateSigningRequestSpec`. */
 export const certificateSigningRequestSpecSchema = named(
   z
     .object({
       expirationSeconds: int32().optional().describe("expirationSeconds is the requested duration of validity of the issued certificate (at least 600)."),
-      extra: z.record(z.string(), atomicStrings()).optional().describe("extra contains extra attributes of the user that created the CertificateSigningRequest."),
+      extra: z
+        .record(z.string(), atomicStrings())
+        .optional()
+        .describe("extra contains extra attributes of the user that created the CertificateSigningRequest."),
       groups: atomicStrings().optional().describe("groups contains group membership of the user that created the CertificateSigningRequest."),
       request: bytes().optional().describe('request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST" PEM block.'),
       signerName: z.string().optional().describe('signerName indicates the requested signer, and is a qualified name ("example.com/signer-name").'),
@@ -56,7 +58,10 @@ export const certificateSigningRequestConditionSchema = named(
       lastUpdateTime: time().optional().describe("lastUpdateTime is the time of the last update to this condition"),
       message: z.string().optional().describe("message contains a human readable message with details about the request state"),
       reason: z.string().optional().describe("reason indicates a brief reason for the request state"),
-      status: z.string().optional().describe('status of the condition, one of True, False, Unknown. Approved, Denied, and Failed conditions may not be "False" or "Unknown".'),
+      status: z
+        .string()
+        .optional()
+        .describe('status of the condition, one of True, False, Unknown. Approved, Denied, and Failed conditions may not be "False" or "Unknown".'),
       type: z.string().optional().describe('type of the condition. Known conditions are "Approved", "Denied", and "Failed".'),
     })
     .meta({ description: "CertificateSigningRequestCondition describes a condition of a CertificateSigningRequest object", required: ["type", "status"] }),
@@ -72,7 +77,10 @@ export const certificateSigningRequestStatusSchema = named(
         .optional()
         .describe('conditions applied to the request. Known conditions are "Approved", "Denied", and "Failed".'),
     })
-    .meta({ description: "CertificateSigningRequestStatus contains conditions used to indicate approved/denied/failed status of the request, and the issued certificate." }),
+    .meta({
+      description:
+        "CertificateSigningRequestStatus contains conditions used to indicate approved/denied/failed status of the request, and the issued certificate.",
+    }),
   "api.certificates.v1.CertificateSigningRequestStatus",
 );
 
@@ -80,7 +88,9 @@ export const certificateSigningRequestStatusSchema = named(
 export const certificateSigningRequestV1Schema = kindSchema(
   {
     spec: certificateSigningRequestSpecSchema.optional().describe("spec contains the certificate request, and is immutable after creation."),
-    status: certificateSigningRequestStatusSchema.optional().describe("status contains information about whether the request is approved or denied, and the certificate issued by the signer."),
+    status: certificateSigningRequestStatusSchema
+      .optional()
+      .describe("status contains information about whether the request is approved or denied, and the certificate issued by the signer."),
   },
   "CertificateSigningRequest objects provide a mechanism to obtain x509 certificates by submitting a certificate signing request, and having it asynchronously approved and issued.",
 );
@@ -128,7 +138,8 @@ async function mayActForSigner(verb: "approve" | "sign", signerName: string, ctx
   const user = ctx.user;
   if (!authorize || !user) return true;
   const ask = async (name: string) =>
-    (await authorize({ user, verb, resourceRequest: true, apiGroup: `certificates.${ctx.domain}`, resource: "signers", name, namespace: "", subresource: "" })).decision === "allow";
+    (await authorize({ user, verb, resourceRequest: true, apiGroup: `certificates.${ctx.domain}`, resource: "signers", name, namespace: "", subresource: "" }))
+      .decision === "allow";
   if (await ask(signerName)) return true;
   const slash = signerName.indexOf("/");
   return slash > 0 && ask(`${signerName.slice(0, slash)}/*`);
@@ -136,7 +147,12 @@ async function mayActForSigner(verb: "approve" | "sign", signerName: string, ctx
 
 function conditionTypes(object: APIObject | undefined): string {
   const conditions = record(object?.["status"])?.["conditions"];
-  return Array.isArray(conditions) ? conditions.map((c) => String(record(c)?.["type"] ?? "")).sort().join(",") : "";
+  return Array.isArray(conditions)
+    ? conditions
+        .map((c) => String(record(c)?.["type"] ?? ""))
+        .sort()
+        .join(",")
+    : "";
 }
 
 /**
@@ -150,7 +166,8 @@ export async function checkSignerAccess(object: APIObject, old: APIObject | unde
   const signerName = str(spec(object)["signerName"]);
   const qr = { group: `certificates.${ctx.domain}`, resource: "certificatesigningrequests" };
   if (subresource === "approval" && conditionTypes(object) !== conditionTypes(old)) {
-    if (!(await mayActForSigner("approve", signerName, ctx))) throw forbidden(qr, object.metadata.name ?? "", `user not permitted to approve requests with signerName ${JSON.stringify(signerName)}`);
+    if (!(await mayActForSigner("approve", signerName, ctx)))
+      throw forbidden(qr, object.metadata.name ?? "", `user not permitted to approve requests with signerName ${JSON.stringify(signerName)}`);
   }
   if (subresource === "status") {
     const certificate = record(object["status"])?.["certificate"];

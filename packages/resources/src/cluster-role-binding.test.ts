@@ -29,8 +29,16 @@ describe("ClusterRoleBinding", () => {
 
   it.each([
     ["a Role", { roleRef: { ...roleRef, kind: "Role" } }, [["roleRef.kind", "FieldValueNotSupported", 'supported values: "ClusterRole"']]],
-    ["a service account without namespace", { roleRef, subjects: [{ kind: "ServiceAccount", name: "sa" }] }, [["subjects[0].namespace", "FieldValueRequired", ""]]],
-    ["a role of the reference's domain on an orch.io server", { roleRef: { ...roleRef, apiGroup: "rbac.authorization.k8s.io" } }, [["roleRef.apiGroup", "FieldValueNotSupported", `supported values: "${group}"`]]],
+    [
+      "a service account without namespace",
+      { roleRef, subjects: [{ kind: "ServiceAccount", name: "sa" }] },
+      [["subjects[0].namespace", "FieldValueRequired", ""]],
+    ],
+    [
+      "a role of the reference's domain on an orch.io server",
+      { roleRef: { ...roleRef, apiGroup: "rbac.authorization.k8s.io" } },
+      [["roleRef.apiGroup", "FieldValueNotSupported", `supported values: "${group}"`]],
+    ],
   ])("refuses %s", (_what, fields, expected) => {
     expect(errorsOf(validateClusterRoleBinding(crb(fields), ctx))).toEqual(expected);
   });

@@ -24,7 +24,9 @@ import { kindSchema } from "./schema/object-meta.js";
 export const clusterRoleBindingV1Schema = kindSchema({
   roleRef: roleRefSchema
     .optional()
-    .describe("RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable."),
+    .describe(
+      "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.",
+    ),
   subjects: listType(z.array(subjectSchema), "atomic").optional().describe("Subjects holds references to the objects the role applies to."),
 }).meta({
   description:

@@ -47,7 +47,10 @@ describe("ClusterRole", () => {
   it.each([
     ["resource and non-resource rules", clusterRole({ rules: [{ verbs: ["get"], apiGroups: [""], resources: ["nodes"] }, healthRule] })],
     ["an aggregation rule", clusterRole({ aggregationRule })],
-    ["an aggregation rule with expressions", clusterRole({ aggregationRule: { clusterRoleSelectors: [{ matchExpressions: [{ key: "a", operator: "Exists" }] }] } })],
+    [
+      "an aggregation rule with expressions",
+      clusterRole({ aggregationRule: { clusterRoleSelectors: [{ matchExpressions: [{ key: "a", operator: "Exists" }] }] } }),
+    ],
   ])("accepts %s", (_what, object) => {
     expect(validateClusterRole(object)).toEqual([]);
   });
@@ -68,7 +71,9 @@ describe("ClusterRole", () => {
   });
 
   it("refuses an invalid aggregation selector at its path", () => {
-    const errors = validateClusterRole(clusterRole({ aggregationRule: { clusterRoleSelectors: [{}, { matchExpressions: [{ key: "a", operator: "Often" }] }] } }));
+    const errors = validateClusterRole(
+      clusterRole({ aggregationRule: { clusterRoleSelectors: [{}, { matchExpressions: [{ key: "a", operator: "Often" }] }] } }),
+    );
     expect(errors.map((e) => e.field)).toEqual(["aggregationRule.clusterRoleSelectors[1].matchExpressions[0].operator"]);
   });
 

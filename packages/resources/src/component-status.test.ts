@@ -4,11 +4,23 @@ import { decodeObject } from "./validate.js";
 
 describe("ComponentStatus", () => {
   it("is a computed, read-only, cluster-scoped core v1 kind with short name cs", () => {
-    expect(componentStatusType).toMatchObject({ group: "", resource: "componentstatuses", scope: "Cluster", shortNames: ["cs"], computed: componentStatuses, verbs: ["get", "list"] });
+    expect(componentStatusType).toMatchObject({
+      group: "",
+      resource: "componentstatuses",
+      scope: "Cluster",
+      shortNames: ["cs"],
+      computed: componentStatuses,
+      verbs: ["get", "list"],
+    });
   });
 
   it("computes controller-manager and storage from the server's facts", async () => {
-    const facts = (store: boolean, controllers: boolean) => ({ domain: "orch.io", now: 0, storeHealthy: async () => store, controllersRunning: () => controllers });
+    const facts = (store: boolean, controllers: boolean) => ({
+      domain: "orch.io",
+      now: 0,
+      storeHealthy: async () => store,
+      controllersRunning: () => controllers,
+    });
     expect(await componentStatuses(facts(true, true))).toEqual([
       componentStatus("controller-manager", { healthy: true, message: "ok" }),
       componentStatus("storage", { healthy: true, message: "ok" }),

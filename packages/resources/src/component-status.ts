@@ -58,7 +58,10 @@ function findCondition(object: APIObject, type: string): Record<string, unknown>
 export async function componentStatuses(ctx: ComputedContext): Promise<APIObject[]> {
   const storeHealthy = await ctx.storeHealthy();
   return [
-    componentStatus("controller-manager", ctx.controllersRunning() ? { healthy: true, message: "ok" } : { healthy: false, message: "", error: "the namespace controller is not running" }),
+    componentStatus(
+      "controller-manager",
+      ctx.controllersRunning() ? { healthy: true, message: "ok" } : { healthy: false, message: "", error: "the namespace controller is not running" },
+    ),
     componentStatus("storage", storeHealthy ? { healthy: true, message: "ok" } : { healthy: false, message: "", error: "the store does not answer" }),
   ];
 }
@@ -87,8 +90,20 @@ export const componentStatusType: ResourceType = {
           return healthy["status"] === "True" ? "Healthy" : "Unhealthy";
         },
       },
-      { name: "Message", type: "string", description: "The message of the Healthy condition.", priority: 0, cell: (object) => str(findCondition(object, "Healthy")?.["message"]) },
-      { name: "Error", type: "string", description: "The error of the Healthy condition.", priority: 0, cell: (object) => str(findCondition(object, "Healthy")?.["error"]) },
+      {
+        name: "Message",
+        type: "string",
+        description: "The message of the Healthy condition.",
+        priority: 0,
+        cell: (object) => str(findCondition(object, "Healthy")?.["message"]),
+      },
+      {
+        name: "Error",
+        type: "string",
+        description: "The error of the Healthy condition.",
+        priority: 0,
+        cell: (object) => str(findCondition(object, "Healthy")?.["error"]),
+      },
     ],
   },
 };

@@ -21,10 +21,14 @@ describe("ConfigMap", () => {
         "data[a b]: Invalid value: \"a b\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
       ],
     ],
-    ["the key .", { binaryData: { ".": "" } }, ['binaryData[.]: Invalid value: ".": must not be \'.\'']],
-    ["the key ..", { data: { "..": "" } }, ['data[..]: Invalid value: "..": must not be \'..\'']],
-    ["a key starting with ..", { data: { "..a": "" } }, ['data[..a]: Invalid value: "..a": must not start with \'..\'']],
-    ["a key of 254 characters", { data: { ["k".repeat(254)]: "" } }, [`data[${"k".repeat(254)}]: Invalid value: "${"k".repeat(254)}": must be no more than 253 characters`]],
+    ["the key .", { binaryData: { ".": "" } }, ["binaryData[.]: Invalid value: \".\": must not be '.'"]],
+    ["the key ..", { data: { "..": "" } }, ["data[..]: Invalid value: \"..\": must not be '..'"]],
+    ["a key starting with ..", { data: { "..a": "" } }, ["data[..a]: Invalid value: \"..a\": must not start with '..'"]],
+    [
+      "a key of 254 characters",
+      { data: { ["k".repeat(254)]: "" } },
+      [`data[${"k".repeat(254)}]: Invalid value: "${"k".repeat(254)}": must be no more than 253 characters`],
+    ],
     ["a key in both maps", { data: { k: "x" }, binaryData: { k: "AA==" } }, ['data[k]: Invalid value: "k": duplicate of key present in binaryData']],
   ])("validates %s", (_what, fields, expected) => {
     expect(messages(validateConfigMap(cm(fields)))).toEqual(expected);

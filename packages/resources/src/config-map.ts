@@ -21,7 +21,6 @@ export const configMapV1Schema = kindSchema(
   "ConfigMap holds configuration data for pods to consume.",
 );
 
-
 /**
  * The ConfigMap rules beyond metadata (pair with `validateObjectMeta`): config keys in `data`
  * and `binaryData`, no key in both, at most 1 MiB together (an error on the whole object,

@@ -19,8 +19,8 @@ export const rawExtensionSchema = named(
 
 /** The zod schema of a ControllerRevision in `apps/v1`. */
 export const controllerRevisionV1Schema = kindSchema({
-    data: rawExtensionSchema.optional().describe("Data is the serialized representation of the state."),
-    revision: int64().optional().describe("Revision indicates the revision of the state represented by Data."),
+  data: rawExtensionSchema.optional().describe("Data is the serialized representation of the state."),
+  revision: int64().optional().describe("Revision indicates the revision of the state represented by Data."),
 }).meta({ description: "ControllerRevision implements an immutable snapshot of state data.", required: ["revision"] });
 
 /**

@@ -25,7 +25,10 @@ describe("CSIDriver", () => {
       seLinuxMount: false,
       volumeLifecycleModes: ["Persistent"],
     });
-    expect(driver({ attachRequired: false, volumeLifecycleModes: ["Ephemeral"] })["spec"]).toMatchObject({ attachRequired: false, volumeLifecycleModes: ["Ephemeral"] });
+    expect(driver({ attachRequired: false, volumeLifecycleModes: ["Ephemeral"] })["spec"]).toMatchObject({
+      attachRequired: false,
+      volumeLifecycleModes: ["Ephemeral"],
+    });
   });
 
   it.each([
@@ -34,16 +37,38 @@ describe("CSIDriver", () => {
     ["a too long driver name", {}, `${"a".repeat(64)}`, [["name", "FieldValueTooLong"]]],
     ["an unknown fsGroupPolicy", { fsGroupPolicy: "Always" }, "csi.example.com", [["spec.fsGroupPolicy", "FieldValueNotSupported"]]],
     ["an unknown lifecycle mode", { volumeLifecycleModes: ["Forever"] }, "csi.example.com", [["spec.volumeLifecycleModes", "FieldValueNotSupported"]]],
-    ["duplicate audiences", { tokenRequests: [{ audience: "a" }, { audience: "a" }] }, "csi.example.com", [["spec.tokenRequests[1].audience", "FieldValueDuplicate"]]],
-    ["two empty audiences", { tokenRequests: [{ audience: "" }, { audience: "" }] }, "csi.example.com", [["spec.tokenRequests[1].audience", "FieldValueDuplicate"]]],
-    ["a token shorter than 10 minutes", { tokenRequests: [{ audience: "a", expirationSeconds: 599 }] }, "csi.example.com", [["spec.tokenRequests[0].expirationSeconds", "FieldValueInvalid"]]],
-    ["a token longer than 2^32 s", { tokenRequests: [{ audience: "a", expirationSeconds: 2 ** 32 + 1 }] }, "csi.example.com", [["spec.tokenRequests[0].expirationSeconds", "FieldValueInvalid"]]],
+    [
+      "duplicate audiences",
+      { tokenRequests: [{ audience: "a" }, { audience: "a" }] },
+      "csi.example.com",
+      [["spec.tokenRequests[1].audience", "FieldValueDuplicate"]],
+    ],
+    [
+      "two empty audiences",
+      { tokenRequests: [{ audience: "" }, { audience: "" }] },
+      "csi.example.com",
+      [["spec.tokenRequests[1].audience", "FieldValueDuplicate"]],
+    ],
+    [
+      "a token shorter than 10 minutes",
+      { tokenRequests: [{ audience: "a", expirationSeconds: 599 }] },
+      "csi.example.com",
+      [["spec.tokenRequests[0].expirationSeconds", "FieldValueInvalid"]],
+    ],
+    [
+      "a token longer than 2^32 s",
+      { tokenRequests: [{ audience: "a", expirationSeconds: 2 ** 32 + 1 }] },
+      "csi.example.com",
+      [["spec.tokenRequests[0].expirationSeconds", "FieldValueInvalid"]],
+    ],
   ])("validates %s", (_what, spec, name, expected) => {
     expect(causes(validateCSIDriver(driver(spec, name)))).toEqual(expected);
   });
 
   it("requires attachRequired where defaulting did not run, at the reference's path", () => {
-    expect(validateCSIDriver({ metadata: { name: "d" }, spec: { podInfoOnMount: false, storageCapacity: false } }).map(formatFieldError)).toEqual(["spec.attachedRequired: Required value"]);
+    expect(validateCSIDriver({ metadata: { name: "d" }, spec: { podInfoOnMount: false, storageCapacity: false } }).map(formatFieldError)).toEqual([
+      "spec.attachedRequired: Required value",
+    ]);
   });
 
   it.each([

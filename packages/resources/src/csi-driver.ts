@@ -31,13 +31,20 @@ export const csiDriverSpecSchema = named(
   z
     .object({
       attachRequired: z.boolean().optional().describe("Whether this CSI volume driver requires an attach operation. Immutable; default true."),
-      fsGroupPolicy: z.string().optional().describe("Whether the driver supports changing volume ownership: ReadWriteOnceWithFSType (default), File, None. Immutable."),
+      fsGroupPolicy: z
+        .string()
+        .optional()
+        .describe("Whether the driver supports changing volume ownership: ReadWriteOnceWithFSType (default), File, None. Immutable."),
       podInfoOnMount: z.boolean().optional().describe("Whether the driver requires pod information during mount operations. Immutable; default false."),
       requiresRepublish: z.boolean().optional().describe("Whether NodePublishVolume is called periodically to remount the volume; default false."),
       seLinuxMount: z.boolean().optional().describe("Whether the driver supports the -o context mount option; default false."),
       storageCapacity: z.boolean().optional().describe("Whether the scheduler considers the storage capacity the driver reports; default false."),
-      tokenRequests: listType(z.array(csiTokenRequestSchema), "atomic").optional().describe("Service account tokens to pass to NodePublishVolume; audiences unique."),
-      volumeLifecycleModes: listType(z.array(z.string()), "set").optional().describe("The volume modes the driver supports: Persistent (default), Ephemeral. Immutable."),
+      tokenRequests: listType(z.array(csiTokenRequestSchema), "atomic")
+        .optional()
+        .describe("Service account tokens to pass to NodePublishVolume; audiences unique."),
+      volumeLifecycleModes: listType(z.array(z.string()), "set")
+        .optional()
+        .describe("The volume modes the driver supports: Persistent (default), Ephemeral. Immutable."),
     })
     .meta({ description: "CSIDriverSpec is the specification of a CSIDriver." }),
   "api.storage.v1.CSIDriverSpec",
@@ -93,7 +100,8 @@ export function validateCSIDriver(object: APIObject): FieldError[] {
   }
   errors.push(...validateTokenRequests(spec["tokenRequests"], path.child("tokenRequests")));
   for (const mode of strings(spec["volumeLifecycleModes"])) {
-    if (!(volumeLifecycleModes as readonly string[]).includes(mode)) errors.push(notSupportedField(path.child("volumeLifecycleModes"), mode, volumeLifecycleModes));
+    if (!(volumeLifecycleModes as readonly string[]).includes(mode))
+      errors.push(notSupportedField(path.child("volumeLifecycleModes"), mode, volumeLifecycleModes));
   }
   return errors;
 }

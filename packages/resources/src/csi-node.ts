@@ -5,7 +5,17 @@
  * change once present. A delete answers with the object.
  * @module
  */
-import { FieldPath, duplicateField, invalidField, listType, patchStrategy, requiredField, validateQualifiedName, type APIObject, type FieldError } from "@orch/meta";
+import {
+  FieldPath,
+  duplicateField,
+  invalidField,
+  listType,
+  patchStrategy,
+  requiredField,
+  validateQualifiedName,
+  type APIObject,
+  type FieldError,
+} from "@orch/meta";
 import { z } from "zod";
 import { negativeMessage, records, strings, validateCSIDriverName } from "./internal/storage-fields.js";
 import { jsonEqual, record, str } from "./internal/rules.js";
@@ -18,7 +28,9 @@ export const csiNodeDriverSchema = named(
   z
     .object({
       allocatable: z
-        .object({ count: int32().optional().describe("Maximum number of unique volumes managed by the driver that can be used on the node; unset means unlimited.") })
+        .object({
+          count: int32().optional().describe("Maximum number of unique volumes managed by the driver that can be used on the node; unset means unlimited."),
+        })
         .meta({ description: "VolumeNodeResources is a set of resource limits for scheduling of volumes." })
         .optional()
         .describe("The volume resources of the node available to the driver for scheduling."),

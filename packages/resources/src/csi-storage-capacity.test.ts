@@ -8,11 +8,19 @@ const causes = (errors: ReturnType<typeof validateCSIStorageCapacity>) => errors
 
 describe("CSIStorageCapacity", () => {
   it("is a namespaced storage v1 kind", () => {
-    expect(csiStorageCapacityType).toMatchObject({ group: "storage.{domain}", resource: "csistoragecapacities", kind: "CSIStorageCapacity", scope: "Namespaced" });
+    expect(csiStorageCapacityType).toMatchObject({
+      group: "storage.{domain}",
+      resource: "csistoragecapacities",
+      kind: "CSIStorageCapacity",
+      scope: "Namespaced",
+    });
   });
 
   it("decodes quantities to their canonical form", () => {
-    expect(decodeObject(csiStorageCapacityType, "v1", cap({ capacity: "2048Mi", maximumVolumeSize: 1000 }))).toMatchObject({ capacity: "2Gi", maximumVolumeSize: "1k" });
+    expect(decodeObject(csiStorageCapacityType, "v1", cap({ capacity: "2048Mi", maximumVolumeSize: 1000 }))).toMatchObject({
+      capacity: "2Gi",
+      maximumVolumeSize: "1k",
+    });
   });
 
   it.each([
@@ -21,7 +29,11 @@ describe("CSIStorageCapacity", () => {
     ["a bad storage class", { storageClassName: "Fast_SSD" }, [["storageClassName", "FieldValueInvalid"]]],
     ["a negative capacity", { capacity: "-1Gi" }, [["capacity", "FieldValueInvalid"]]],
     ["a negative maximum size", { maximumVolumeSize: "-1" }, [["maximumVolumeSize", "FieldValueInvalid"]]],
-    ["a bad topology", { nodeTopology: { matchExpressions: [{ key: "zone", operator: "Exists", values: ["a"] }] } }, [["nodeTopology.matchExpressions[0].values", "FieldValueForbidden"]]],
+    [
+      "a bad topology",
+      { nodeTopology: { matchExpressions: [{ key: "zone", operator: "Exists", values: ["a"] }] } },
+      [["nodeTopology.matchExpressions[0].values", "FieldValueForbidden"]],
+    ],
   ])("validates %s", (_what, fields, expected) => {
     expect(causes(validateCSIStorageCapacity(cap(fields)))).toEqual(expected);
   });

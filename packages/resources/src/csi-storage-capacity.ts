@@ -13,14 +13,12 @@ import type { ResourceType } from "./resource-type.js";
 import { kindSchema } from "./schema/object-meta.js";
 
 /** The zod schema of a CSIStorageCapacity in `v1`. */
-export const csiStorageCapacityV1Schema = kindSchema(
-  {
-    capacity: quantity().optional().describe("The value reported by the CSI driver in its GetCapacityResponse; unset means unknown."),
-    maximumVolumeSize: quantity().optional().describe("The largest size that may be used in a CreateVolumeRequest.capacityRange.requiredBytes."),
-    nodeTopology: labelSelector().optional().describe("The nodes that have access to the storage; unset means none, empty means all. Immutable."),
-    storageClassName: z.string().optional().describe("The name of the StorageClass the capacity applies to; a DNS subdomain. Immutable."),
-  },
-).meta({
+export const csiStorageCapacityV1Schema = kindSchema({
+  capacity: quantity().optional().describe("The value reported by the CSI driver in its GetCapacityResponse; unset means unknown."),
+  maximumVolumeSize: quantity().optional().describe("The largest size that may be used in a CreateVolumeRequest.capacityRange.requiredBytes."),
+  nodeTopology: labelSelector().optional().describe("The nodes that have access to the storage; unset means none, empty means all. Immutable."),
+  storageClassName: z.string().optional().describe("The name of the StorageClass the capacity applies to; a DNS subdomain. Immutable."),
+}).meta({
   description: "CSIStorageCapacity stores the result of one CSI GetCapacity call for a storage class and topology segment.",
   required: ["storageClassName"],
 });
@@ -61,7 +59,13 @@ export const csiStorageCapacityType: ResourceType = {
     validateUpdate: (object, old) => validateCSIStorageCapacityUpdate(object, old),
     tracksGeneration: false,
     tableColumns: [
-      { name: "StorageClassName", type: "string", description: "The storage class the capacity applies to.", priority: 0, cell: (object) => str(object["storageClassName"]) },
+      {
+        name: "StorageClassName",
+        type: "string",
+        description: "The storage class the capacity applies to.",
+        priority: 0,
+        cell: (object) => str(object["storageClassName"]),
+      },
       { name: "Capacity", type: "string", description: "The capacity reported by the driver.", priority: 0, cell: (object) => str(object["capacity"]) },
     ],
   },

@@ -14,9 +14,17 @@ describe("Event", () => {
 
   it.each([
     ["a matching involved namespace", event({ involvedObject: { namespace: "ns" } }), []],
-    ["a different involved namespace", event({ involvedObject: { namespace: "other" } }), ['involvedObject.namespace: Invalid value: "other": does not match event.namespace']],
+    [
+      "a different involved namespace",
+      event({ involvedObject: { namespace: "other" } }),
+      ['involvedObject.namespace: Invalid value: "other": does not match event.namespace'],
+    ],
     ["a cluster object reported in default", event({ involvedObject: { kind: "Node" } }, "default"), []],
-    ["a cluster object reported elsewhere", event({ involvedObject: { kind: "Node" } }), ['involvedObject.namespace: Invalid value: "": does not match event.namespace']],
+    [
+      "a cluster object reported elsewhere",
+      event({ involvedObject: { kind: "Node" } }),
+      ['involvedObject.namespace: Invalid value: "": does not match event.namespace'],
+    ],
     [
       "a new-style event without reporting fields",
       event({ eventTime: "2026-01-01T00:00:00.000000Z", involvedObject: { namespace: "ns" } }),
@@ -31,7 +39,14 @@ describe("Event", () => {
     ],
     [
       "a complete new-style event",
-      event({ eventTime: "2026-01-01T00:00:00.000000Z", involvedObject: { namespace: "ns" }, reportingComponent: "kubelet", reportingInstance: "n1", action: "Pull", reason: "Pulled" }),
+      event({
+        eventTime: "2026-01-01T00:00:00.000000Z",
+        involvedObject: { namespace: "ns" },
+        reportingComponent: "kubelet",
+        reportingInstance: "n1",
+        action: "Pull",
+        reason: "Pulled",
+      }),
       [],
     ],
   ])("validates %s", (_what, object, expected) => {
@@ -40,7 +55,13 @@ describe("Event", () => {
 
   it("offers the reference's selectable fields", () => {
     const fields = eventSelectableFields(
-      event({ involvedObject: { kind: "Pod", name: "p", namespace: "ns", uid: "u" }, reason: "Started", type: "Normal", source: { component: "kubelet" }, reportingComponent: "kubelet" }),
+      event({
+        involvedObject: { kind: "Pod", name: "p", namespace: "ns", uid: "u" },
+        reason: "Started",
+        type: "Normal",
+        source: { component: "kubelet" },
+        reportingComponent: "kubelet",
+      }),
     );
     expect(fields).toMatchObject({ "involvedObject.kind": "Pod", "involvedObject.name": "p", reason: "Started", source: "kubelet", type: "Normal" });
     expect(Object.keys(fields).sort()).toEqual([...(eventType.strategy?.selectableFieldNames ?? [])].sort());

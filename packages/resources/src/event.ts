@@ -4,7 +4,16 @@
  * `kubectl get events` with `Last Seen` first and no leading Name column.
  * @module
  */
-import { FieldPath, invalidField, requiredField, structType, validateDNS1123Subdomain, validateQualifiedName, type APIObject, type FieldError } from "@orch/meta";
+import {
+  FieldPath,
+  invalidField,
+  requiredField,
+  structType,
+  validateDNS1123Subdomain,
+  validateQualifiedName,
+  type APIObject,
+  type FieldError,
+} from "@orch/meta";
 import { z } from "zod";
 import { ageOf } from "./internal/duration.js";
 import { record, str } from "./internal/rules.js";
@@ -197,16 +206,53 @@ export const eventType: ResourceType = {
     ],
     tableColumnsComplete: true,
     tableColumns: [
-      { name: "Last Seen", type: "string", description: "The time at which the most recent occurrence of this event was recorded.", priority: 0, cell: (o, now) => lastSeen(o, now ?? Date.now()) },
+      {
+        name: "Last Seen",
+        type: "string",
+        description: "The time at which the most recent occurrence of this event was recorded.",
+        priority: 0,
+        cell: (o, now) => lastSeen(o, now ?? Date.now()),
+      },
       { name: "Type", type: "string", description: "Type of this event (Normal, Warning).", priority: 0, cell: (o) => str(o["type"]) },
-      { name: "Reason", type: "string", description: "The reason for the transition into the object's current status.", priority: 0, cell: (o) => str(o["reason"]) },
+      {
+        name: "Reason",
+        type: "string",
+        description: "The reason for the transition into the object's current status.",
+        priority: 0,
+        cell: (o) => str(o["reason"]),
+      },
       { name: "Object", type: "string", description: "The object that this event is about.", priority: 0, cell: target },
-      { name: "Subobject", type: "string", description: "The field path of the object this event is about.", priority: 1, cell: (o) => str(record(o["involvedObject"])?.["fieldPath"]) },
+      {
+        name: "Subobject",
+        type: "string",
+        description: "The field path of the object this event is about.",
+        priority: 1,
+        cell: (o) => str(record(o["involvedObject"])?.["fieldPath"]),
+      },
       { name: "Source", type: "string", description: "The component reporting this event.", priority: 1, cell: source },
-      { name: "Message", type: "string", description: "A human-readable description of the status of this operation.", priority: 0, cell: (o) => str(o["message"]).trim() },
-      { name: "First Seen", type: "string", description: "The time at which the event was first recorded.", priority: 1, cell: (o, now) => firstSeen(o, now ?? Date.now()) },
+      {
+        name: "Message",
+        type: "string",
+        description: "A human-readable description of the status of this operation.",
+        priority: 0,
+        cell: (o) => str(o["message"]).trim(),
+      },
+      {
+        name: "First Seen",
+        type: "string",
+        description: "The time at which the event was first recorded.",
+        priority: 1,
+        cell: (o, now) => firstSeen(o, now ?? Date.now()),
+      },
       { name: "Count", type: "string", description: "The number of times this event has occurred.", priority: 1, cell: count },
-      { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 1, cell: (o) => o.metadata?.name ?? "" },
+      {
+        name: "Name",
+        type: "string",
+        format: "name",
+        description: "Name must be unique within a namespace.",
+        priority: 1,
+        cell: (o) => o.metadata?.name ?? "",
+      },
     ],
   },
 };

@@ -31,9 +31,17 @@ describe("FlowSchema", () => {
   });
 
   it.each([
-    ["a valid schema", fs({ distinguisherMethod: { type: "ByUser" }, rules: [{ subjects: [user], resourceRules: [resourceRule], nonResourceRules: [nonResourceRule] }] }), []],
+    [
+      "a valid schema",
+      fs({ distinguisherMethod: { type: "ByUser" }, rules: [{ subjects: [user], resourceRules: [resourceRule], nonResourceRules: [nonResourceRule] }] }),
+      [],
+    ],
     ["no rules at all", fs({}), []],
-    ["a cluster-scoped rule without namespaces", rule({ subjects: [user], resourceRules: [{ verbs: ["*"], apiGroups: [""], resources: ["nodes"], clusterScope: true }] }), []],
+    [
+      "a cluster-scoped rule without namespaces",
+      rule({ subjects: [user], resourceRules: [{ verbs: ["*"], apiGroups: [""], resources: ["nodes"], clusterScope: true }] }),
+      [],
+    ],
     ["matchingPrecedence 1 for the exempt schema", fs({ matchingPrecedence: 1 }, "exempt"), []],
     ["matchingPrecedence 0", fs({ matchingPrecedence: 0 }), [["spec.matchingPrecedence", "FieldValueInvalid"]]],
     ["matchingPrecedence 10001", fs({ matchingPrecedence: 10001 }), [["spec.matchingPrecedence", "FieldValueInvalid"]]],
@@ -43,28 +51,116 @@ describe("FlowSchema", () => {
     ["a bad priority level name", fs({ priorityLevelConfiguration: { name: "Bad_Name" } }), [["spec.priorityLevelConfiguration.name", "FieldValueInvalid"]]],
     ["a rule without subjects", rule({ nonResourceRules: [nonResourceRule] }), [["spec.rules[0].subjects", "FieldValueRequired"]]],
     ["a rule without resource or non-resource rules", rule({ subjects: [user] }), [["spec.rules[0]", "FieldValueRequired"]]],
-    ["an unknown subject kind", rule({ subjects: [{ kind: "Robot" }], nonResourceRules: [nonResourceRule] }), [["spec.rules[0].subjects[0].kind", "FieldValueNotSupported"]]],
-    ["a User subject without user", rule({ subjects: [{ kind: "User" }], nonResourceRules: [nonResourceRule] }), [["spec.rules[0].subjects[0].user", "FieldValueRequired"]]],
-    ["a Group subject with an empty name", rule({ subjects: [{ kind: "Group", group: { name: "" } }], nonResourceRules: [nonResourceRule] }), [["spec.rules[0].subjects[0].group.name", "FieldValueRequired"]]],
-    ["a User subject with a group too", rule({ subjects: [{ kind: "User", user: { name: "a" }, group: { name: "g" } }], nonResourceRules: [nonResourceRule] }), [["spec.rules[0].subjects[0].group", "FieldValueForbidden"]]],
-    ["a service account without namespace", rule({ subjects: [{ kind: "ServiceAccount", serviceAccount: { name: "*" } }], nonResourceRules: [nonResourceRule] }), [["spec.rules[0].subjects[0].serviceAccount.namespace", "FieldValueRequired"]]],
-    ["a service account with a bad name", rule({ subjects: [{ kind: "ServiceAccount", serviceAccount: { name: "A_B", namespace: "ns" } }], nonResourceRules: [nonResourceRule] }), [["spec.rules[0].subjects[0].serviceAccount.name", "FieldValueInvalid"]]],
-    ["a resource rule without verbs", rule({ subjects: [user], resourceRules: [{ ...resourceRule, verbs: [] }] }), [["spec.rules[0].resourceRules[0].verbs", "FieldValueRequired"]]],
-    ["'*' with other verbs", rule({ subjects: [user], resourceRules: [{ ...resourceRule, verbs: ["*", "get"] }] }), [["spec.rules[0].resourceRules[0].verbs", "FieldValueInvalid"]]],
-    ["an unknown verb", rule({ subjects: [user], resourceRules: [{ ...resourceRule, verbs: ["fly"] }] }), [["spec.rules[0].resourceRules[0].verbs", "FieldValueNotSupported"]]],
-    ["a resource rule without apiGroups", rule({ subjects: [user], resourceRules: [{ ...resourceRule, apiGroups: [] }] }), [["spec.rules[0].resourceRules[0].apiGroups", "FieldValueRequired"]]],
-    ["'*' with other apiGroups", rule({ subjects: [user], resourceRules: [{ ...resourceRule, apiGroups: ["*", "apps"] }] }), [["spec.rules[0].resourceRules[0].apiGroups", "FieldValueInvalid"]]],
-    ["a resource rule without resources", rule({ subjects: [user], resourceRules: [{ ...resourceRule, resources: [] }] }), [["spec.rules[0].resourceRules[0].resources", "FieldValueRequired"]]],
-    ["'*' with other resources", rule({ subjects: [user], resourceRules: [{ ...resourceRule, resources: ["*", "pods"] }] }), [["spec.rules[0].resourceRules[0].resources", "FieldValueInvalid"]]],
-    ["a namespaced rule without namespaces", rule({ subjects: [user], resourceRules: [{ ...resourceRule, namespaces: [] }] }), [["spec.rules[0].resourceRules[0].namespaces", "FieldValueRequired"]]],
-    ["'*' with other namespaces", rule({ subjects: [user], resourceRules: [{ ...resourceRule, namespaces: ["*", "a"] }] }), [["spec.rules[0].resourceRules[0].namespaces", "FieldValueInvalid"]]],
-    ["a bad namespace", rule({ subjects: [user], resourceRules: [{ ...resourceRule, namespaces: ["a.b"] }] }), [["spec.rules[0].resourceRules[0].namespaces[0]", "FieldValueInvalid"]]],
-    ["a non-resource rule without URLs", rule({ subjects: [user], nonResourceRules: [{ verbs: ["get"], nonResourceURLs: [] }] }), [["spec.rules[0].nonResourceRules[0].nonResourceURLs", "FieldValueRequired"]]],
-    ["'*' with other URLs", rule({ subjects: [user], nonResourceRules: [{ verbs: ["get"], nonResourceURLs: ["*", "/a"] }] }), [["spec.rules[0].nonResourceRules[0].nonResourceURLs", "FieldValueInvalid"]]],
-    ["a URL without a leading slash", rule({ subjects: [user], nonResourceRules: [{ verbs: ["get"], nonResourceURLs: ["healthz"] }] }), [["spec.rules[0].nonResourceRules[0].nonResourceURLs[0]", "FieldValueInvalid"]]],
-    ["a URL with a middle wildcard", rule({ subjects: [user], nonResourceRules: [{ verbs: ["get"], nonResourceURLs: ["/a/*/b"] }] }), [["spec.rules[0].nonResourceRules[0].nonResourceURLs[0]", "FieldValueInvalid"]]],
-    ["a non-resource rule without verbs", rule({ subjects: [user], nonResourceRules: [{ nonResourceURLs: ["/a"] }] }), [["spec.rules[0].nonResourceRules[0].verbs", "FieldValueRequired"]]],
-    ["duplicate condition types", fs({}, "web", { conditions: [{ type: "Dangling" }, { type: "Dangling" }] }), [["status.conditions[1].type", "FieldValueDuplicate"]]],
+    [
+      "an unknown subject kind",
+      rule({ subjects: [{ kind: "Robot" }], nonResourceRules: [nonResourceRule] }),
+      [["spec.rules[0].subjects[0].kind", "FieldValueNotSupported"]],
+    ],
+    [
+      "a User subject without user",
+      rule({ subjects: [{ kind: "User" }], nonResourceRules: [nonResourceRule] }),
+      [["spec.rules[0].subjects[0].user", "FieldValueRequired"]],
+    ],
+    [
+      "a Group subject with an empty name",
+      rule({ subjects: [{ kind: "Group", group: { name: "" } }], nonResourceRules: [nonResourceRule] }),
+      [["spec.rules[0].subjects[0].group.name", "FieldValueRequired"]],
+    ],
+    [
+      "a User subject with a group too",
+      rule({ subjects: [{ kind: "User", user: { name: "a" }, group: { name: "g" } }], nonResourceRules: [nonResourceRule] }),
+      [["spec.rules[0].subjects[0].group", "FieldValueForbidden"]],
+    ],
+    [
+      "a service account without namespace",
+      rule({ subjects: [{ kind: "ServiceAccount", serviceAccount: { name: "*" } }], nonResourceRules: [nonResourceRule] }),
+      [["spec.rules[0].subjects[0].serviceAccount.namespace", "FieldValueRequired"]],
+    ],
+    [
+      "a service account with a bad name",
+      rule({ subjects: [{ kind: "ServiceAccount", serviceAccount: { name: "A_B", namespace: "ns" } }], nonResourceRules: [nonResourceRule] }),
+      [["spec.rules[0].subjects[0].serviceAccount.name", "FieldValueInvalid"]],
+    ],
+    [
+      "a resource rule without verbs",
+      rule({ subjects: [user], resourceRules: [{ ...resourceRule, verbs: [] }] }),
+      [["spec.rules[0].resourceRules[0].verbs", "FieldValueRequired"]],
+    ],
+    [
+      "'*' with other verbs",
+      rule({ subjects: [user], resourceRules: [{ ...resourceRule, verbs: ["*", "get"] }] }),
+      [["spec.rules[0].resourceRules[0].verbs", "FieldValueInvalid"]],
+    ],
+    [
+      "an unknown verb",
+      rule({ subjects: [user], resourceRules: [{ ...resourceRule, verbs: ["fly"] }] }),
+      [["spec.rules[0].resourceRules[0].verbs", "FieldValueNotSupported"]],
+    ],
+    [
+      "a resource rule without apiGroups",
+      rule({ subjects: [user], resourceRules: [{ ...resourceRule, apiGroups: [] }] }),
+      [["spec.rules[0].resourceRules[0].apiGroups", "FieldValueRequired"]],
+    ],
+    [
+      "'*' with other apiGroups",
+      rule({ subjects: [user], resourceRules: [{ ...resourceRule, apiGroups: ["*", "apps"] }] }),
+      [["spec.rules[0].resourceRules[0].apiGroups", "FieldValueInvalid"]],
+    ],
+    [
+      "a resource rule without resources",
+      rule({ subjects: [user], resourceRules: [{ ...resourceRule, resources: [] }] }),
+      [["spec.rules[0].resourceRules[0].resources", "FieldValueRequired"]],
+    ],
+    [
+      "'*' with other resources",
+      rule({ subjects: [user], resourceRules: [{ ...resourceRule, resources: ["*", "pods"] }] }),
+      [["spec.rules[0].resourceRules[0].resources", "FieldValueInvalid"]],
+    ],
+    [
+      "a namespaced rule without namespaces",
+      rule({ subjects: [user], resourceRules: [{ ...resourceRule, namespaces: [] }] }),
+      [["spec.rules[0].resourceRules[0].namespaces", "FieldValueRequired"]],
+    ],
+    [
+      "'*' with other namespaces",
+      rule({ subjects: [user], resourceRules: [{ ...resourceRule, namespaces: ["*", "a"] }] }),
+      [["spec.rules[0].resourceRules[0].namespaces", "FieldValueInvalid"]],
+    ],
+    [
+      "a bad namespace",
+      rule({ subjects: [user], resourceRules: [{ ...resourceRule, namespaces: ["a.b"] }] }),
+      [["spec.rules[0].resourceRules[0].namespaces[0]", "FieldValueInvalid"]],
+    ],
+    [
+      "a non-resource rule without URLs",
+      rule({ subjects: [user], nonResourceRules: [{ verbs: ["get"], nonResourceURLs: [] }] }),
+      [["spec.rules[0].nonResourceRules[0].nonResourceURLs", "FieldValueRequired"]],
+    ],
+    [
+      "'*' with other URLs",
+      rule({ subjects: [user], nonResourceRules: [{ verbs: ["get"], nonResourceURLs: ["*", "/a"] }] }),
+      [["spec.rules[0].nonResourceRules[0].nonResourceURLs", "FieldValueInvalid"]],
+    ],
+    [
+      "a URL without a leading slash",
+      rule({ subjects: [user], nonResourceRules: [{ verbs: ["get"], nonResourceURLs: ["healthz"] }] }),
+      [["spec.rules[0].nonResourceRules[0].nonResourceURLs[0]", "FieldValueInvalid"]],
+    ],
+    [
+      "a URL with a middle wildcard",
+      rule({ subjects: [user], nonResourceRules: [{ verbs: ["get"], nonResourceURLs: ["/a/*/b"] }] }),
+      [["spec.rules[0].nonResourceRules[0].nonResourceURLs[0]", "FieldValueInvalid"]],
+    ],
+    [
+      "a non-resource rule without verbs",
+      rule({ subjects: [user], nonResourceRules: [{ nonResourceURLs: ["/a"] }] }),
+      [["spec.rules[0].nonResourceRules[0].verbs", "FieldValueRequired"]],
+    ],
+    [
+      "duplicate condition types",
+      fs({}, "web", { conditions: [{ type: "Dangling" }, { type: "Dangling" }] }),
+      [["status.conditions[1].type", "FieldValueDuplicate"]],
+    ],
     ["an empty condition type", fs({}, "web", { conditions: [{ status: "True" }] }), [["status.conditions[0].type", "FieldValueRequired"]]],
   ])("validates %s", (_what, object, expected) => {
     expect(causes(validateFlowSchema(object))).toEqual(expected);
@@ -91,12 +187,9 @@ describe("FlowSchema", () => {
   it("prints PRIORITYLEVEL MATCHINGPRECEDENCE DISTINGUISHERMETHOD MISSINGPL", () => {
     const columns = strategy.tableColumns ?? [];
     expect(columns.map((c) => c.name)).toEqual(["PriorityLevel", "MatchingPrecedence", "DistinguisherMethod", "MissingPL"]);
-    expect(columns.map((c) => c.cell(fs({ distinguisherMethod: { type: "ByUser" } }, "web", { conditions: [{ type: "Dangling", status: "False" }] })))).toEqual([
-      "workload-low",
-      "500",
-      "ByUser",
-      "False",
-    ]);
+    expect(columns.map((c) => c.cell(fs({ distinguisherMethod: { type: "ByUser" } }, "web", { conditions: [{ type: "Dangling", status: "False" }] })))).toEqual(
+      ["workload-low", "500", "ByUser", "False"],
+    );
     expect(columns.map((c) => c.cell(fs({})))).toEqual(["workload-low", "500", "<none>", "?"]);
   });
 });

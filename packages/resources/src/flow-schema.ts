@@ -102,7 +102,9 @@ export const policyRulesWithSubjectsSchema = named(
     .object({
       nonResourceRules: listType(z.array(nonResourcePolicyRuleSchema), "atomic").optional().describe("Non-resource URLs the rule matches."),
       resourceRules: listType(z.array(resourcePolicyRuleSchema), "atomic").optional().describe("Resource requests the rule matches."),
-      subjects: listType(z.array(flowSchemaSubjectSchema), "atomic").optional().describe("The normal user, serviceaccount or group this rule cares about; at least one."),
+      subjects: listType(z.array(flowSchemaSubjectSchema), "atomic")
+        .optional()
+        .describe("The normal user, serviceaccount or group this rule cares about; at least one."),
     })
     .meta({ description: "PolicyRulesWithSubjects prescribes a test that applies to a request to an apiserver.", required: ["subjects"] }),
   "api.flowcontrol.v1beta2.PolicyRulesWithSubjects",
@@ -286,7 +288,8 @@ export function validateFlowSchema(object: APIObject): FieldError[] {
   const precedence = typeof spec["matchingPrecedence"] === "number" ? spec["matchingPrecedence"] : 0;
   const precedencePath = path.child("matchingPrecedence");
   if (precedence <= 0) errors.push(invalidField(precedencePath, precedence, "must be a positive value"));
-  if (precedence > flowSchemaMaxMatchingPrecedence) errors.push(invalidField(precedencePath, precedence, `must not be greater than ${flowSchemaMaxMatchingPrecedence}`));
+  if (precedence > flowSchemaMaxMatchingPrecedence)
+    errors.push(invalidField(precedencePath, precedence, `must not be greater than ${flowSchemaMaxMatchingPrecedence}`));
   if (precedence === 1 && object.metadata?.name !== "exempt") {
     errors.push(invalidField(precedencePath, precedence, "only the schema named 'exempt' may have matchingPrecedence 1"));
   }

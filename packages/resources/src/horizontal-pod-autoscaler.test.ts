@@ -42,11 +42,30 @@ describe("HorizontalPodAutoscaler", () => {
     ["a missing maxReplicas", { scaleTargetRef: ref, minReplicas: 1 }, [["spec.maxReplicas", "FieldValueRequired"]]],
     ["maxReplicas 0", { scaleTargetRef: ref, maxReplicas: 0 }, [["spec.maxReplicas", "FieldValueInvalid"]]],
     ["maxReplicas below minReplicas", { scaleTargetRef: ref, minReplicas: 4, maxReplicas: 3 }, [["spec.maxReplicas", "FieldValueInvalid"]]],
-    ["minReplicas 0 (scale to zero needs a gate and object metrics)", { scaleTargetRef: ref, minReplicas: 0, maxReplicas: 3 }, [["spec.minReplicas", "FieldValueInvalid"]]],
-    ["a missing scaleTargetRef", { maxReplicas: 3 }, [["spec.scaleTargetRef.kind", "FieldValueRequired"], ["spec.scaleTargetRef.name", "FieldValueRequired"]]],
-    ["a scaleTargetRef kind with a slash", { scaleTargetRef: { kind: "a/b", name: "web" }, maxReplicas: 3 }, [["spec.scaleTargetRef.kind", "FieldValueInvalid"]]],
+    [
+      "minReplicas 0 (scale to zero needs a gate and object metrics)",
+      { scaleTargetRef: ref, minReplicas: 0, maxReplicas: 3 },
+      [["spec.minReplicas", "FieldValueInvalid"]],
+    ],
+    [
+      "a missing scaleTargetRef",
+      { maxReplicas: 3 },
+      [
+        ["spec.scaleTargetRef.kind", "FieldValueRequired"],
+        ["spec.scaleTargetRef.name", "FieldValueRequired"],
+      ],
+    ],
+    [
+      "a scaleTargetRef kind with a slash",
+      { scaleTargetRef: { kind: "a/b", name: "web" }, maxReplicas: 3 },
+      [["spec.scaleTargetRef.kind", "FieldValueInvalid"]],
+    ],
     ["a scaleTargetRef name '..'", { scaleTargetRef: { kind: "Deployment", name: ".." }, maxReplicas: 3 }, [["spec.scaleTargetRef.name", "FieldValueInvalid"]]],
-    ["targetCPUUtilizationPercentage 0", { scaleTargetRef: ref, maxReplicas: 3, targetCPUUtilizationPercentage: 0 }, [["spec.targetCPUUtilizationPercentage", "FieldValueInvalid"]]],
+    [
+      "targetCPUUtilizationPercentage 0",
+      { scaleTargetRef: ref, maxReplicas: 3, targetCPUUtilizationPercentage: 0 },
+      [["spec.targetCPUUtilizationPercentage", "FieldValueInvalid"]],
+    ],
   ])("validates %s", (_what, spec, expected) => {
     expect(causes(validateHorizontalPodAutoscaler(hpa(spec)))).toEqual(expected);
   });
@@ -55,7 +74,9 @@ describe("HorizontalPodAutoscaler", () => {
     const [low, order] = validateHorizontalPodAutoscaler(hpa({ scaleTargetRef: ref, minReplicas: 0, maxReplicas: -1 }));
     expect(low?.detail).toBe("must be greater than or equal to 1");
     expect(order?.detail).toBe("must be greater than 0");
-    expect(validateHorizontalPodAutoscaler(hpa({ scaleTargetRef: ref, minReplicas: 4, maxReplicas: 3 }))[0]?.detail).toBe("must be greater than or equal to `minReplicas`");
+    expect(validateHorizontalPodAutoscaler(hpa({ scaleTargetRef: ref, minReplicas: 4, maxReplicas: 3 }))[0]?.detail).toBe(
+      "must be greater than or equal to `minReplicas`",
+    );
   });
 
   it("starts with an empty status, keeps the status on a spec write, checks replica counts on a status write", () => {
@@ -77,7 +98,10 @@ describe("HorizontalPodAutoscaler", () => {
     expect(columns.map((c) => c.name)).toEqual(["Reference", "Targets", "MinPods", "MaxPods", "Replicas"]);
     const object = hpa({ scaleTargetRef: ref, minReplicas: 1, maxReplicas: 5, targetCPUUtilizationPercentage: 80 }, { currentReplicas: 2, desiredReplicas: 2 });
     expect(columns.map((c) => c.cell(object))).toEqual(["Deployment/web", "cpu: <unknown>/80%", "1", 5, 2]);
-    const withCurrent = hpa({ scaleTargetRef: ref, maxReplicas: 5, targetCPUUtilizationPercentage: 80 }, { currentReplicas: 2, desiredReplicas: 2, currentCPUUtilizationPercentage: 40 });
+    const withCurrent = hpa(
+      { scaleTargetRef: ref, maxReplicas: 5, targetCPUUtilizationPercentage: 80 },
+      { currentReplicas: 2, desiredReplicas: 2, currentCPUUtilizationPercentage: 40 },
+    );
     expect(columns[1]?.cell(withCurrent)).toBe("cpu: 40%/80%");
     expect(columns[1]?.cell(hpa({ scaleTargetRef: ref, maxReplicas: 5 }))).toBe("<none>");
   });

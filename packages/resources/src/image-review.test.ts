@@ -54,7 +54,9 @@ describe("ImageReview", () => {
       thrown = error;
     }
     expect(isMethodNotAllowed(thrown)).toBe(true);
-    expect((thrown as Error).message).toBe('create is not supported on resources of kind "imagereviews.imagepolicy.orch.io": ImageReview needs the ImagePolicyWebhook admission plugin');
+    expect((thrown as Error).message).toBe(
+      'create is not supported on resources of kind "imagereviews.imagepolicy.orch.io": ImageReview needs the ImagePolicyWebhook admission plugin',
+    );
   });
 
   it("answers with the reviewer's decision, which sees the spec and not the body's own status", async () => {

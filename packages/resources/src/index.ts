@@ -90,15 +90,7 @@ export {
   type BootstrapTokenExpiration,
 } from "./bootstrap-token-secret.js";
 export { leaseSpecSchema, leaseType, leaseV1Schema, validateLease } from "./lease.js";
-export {
-  eventSelectableFields,
-  eventSeriesSchema,
-  eventSourceSchema,
-  eventType,
-  eventV1Schema,
-  objectReferenceSchema,
-  validateEvent,
-} from "./event.js";
+export { eventSelectableFields, eventSeriesSchema, eventSourceSchema, eventType, eventV1Schema, objectReferenceSchema, validateEvent } from "./event.js";
 export {
   ResourceRegistry,
   actionKindOf,
@@ -133,11 +125,7 @@ export {
   validateAPIService,
   validateAPIServiceStatus,
 } from "./api-service.js";
-export {
-  bindingType,
-  bindingV1Schema,
-  validateBinding,
-} from "./binding.js";
+export { bindingType, bindingV1Schema, validateBinding } from "./binding.js";
 export {
   builtInSignerNames,
   certificateProblem,
@@ -158,13 +146,7 @@ export {
   validateSignerName,
   type BuiltInSignerNames,
 } from "./certificate-signing-request.js";
-export {
-  componentConditionSchema,
-  componentStatus,
-  componentStatuses,
-  componentStatusType,
-  componentStatusV1Schema,
-} from "./component-status.js";
+export { componentConditionSchema, componentStatus, componentStatuses, componentStatusType, componentStatusV1Schema } from "./component-status.js";
 export {
   controllerRevisionType,
   controllerRevisionV1Schema,
@@ -192,12 +174,7 @@ export {
   validateCSINode,
   validateCSINodeUpdate,
 } from "./csi-node.js";
-export {
-  csiStorageCapacityType,
-  csiStorageCapacityV1Schema,
-  validateCSIStorageCapacity,
-  validateCSIStorageCapacityUpdate,
-} from "./csi-storage-capacity.js";
+export { csiStorageCapacityType, csiStorageCapacityV1Schema, validateCSIStorageCapacity, validateCSIStorageCapacityUpdate } from "./csi-storage-capacity.js";
 export {
   defaultFlowSchema,
   flowDistinguisherMethods,
@@ -372,11 +349,7 @@ export {
   validateRuntimeClassUpdate,
 } from "./runtime-class.js";
 export { taintEffects, tolerationOperators, tolerationSchema, validateTolerations } from "./internal/workloads-common.js";
-export {
-  serviceAccountSecretsCell,
-  serviceAccountType,
-  serviceAccountV1Schema,
-} from "./service-account.js";
+export { serviceAccountSecretsCell, serviceAccountType, serviceAccountV1Schema } from "./service-account.js";
 export {
   allocateClusterIP,
   defaultService,
@@ -417,11 +390,7 @@ export {
   validateSubjectAccessReview,
   validateSubjectAccessReviewSpec,
 } from "./subject-access-review.js";
-export {
-  localSubjectAccessReviewType,
-  localSubjectAccessReviewV1Schema,
-  validateLocalSubjectAccessReview,
-} from "./local-subject-access-review.js";
+export { localSubjectAccessReviewType, localSubjectAccessReviewV1Schema, validateLocalSubjectAccessReview } from "./local-subject-access-review.js";
 export {
   evaluateSelfSubjectAccessReview,
   selfSubjectAccessReviewSpecSchema,
@@ -507,12 +476,7 @@ export {
   type ServiceAccountTokenIssuer,
   type ServiceAccountTokenRef,
 } from "./token-request.js";
-export {
-  evaluateSelfSubjectReview,
-  selfSubjectReviewStatusSchema,
-  selfSubjectReviewType,
-  selfSubjectReviewV1Schema,
-} from "./self-subject-review.js";
+export { evaluateSelfSubjectReview, selfSubjectReviewStatusSchema, selfSubjectReviewType, selfSubjectReviewV1Schema } from "./self-subject-review.js";
 export {
   evaluateTokenReview,
   noAuthenticatorError,
@@ -548,15 +512,7 @@ export {
   volumeAttachmentV1Schema,
   volumeErrorSchema,
 } from "./volume-attachment.js";
-export {
-  accessResources,
-} from "./catalog/access.js";
-export {
-  clusterResources,
-} from "./catalog/cluster.js";
-export {
-  storageResources,
-} from "./catalog/storage.js";
-export {
-  workloadsResources,
-} from "./catalog/workloads.js";
+export { accessResources } from "./catalog/access.js";
+export { clusterResources } from "./catalog/cluster.js";
+export { storageResources } from "./catalog/storage.js";
+export { workloadsResources } from "./catalog/workloads.js";

@@ -17,9 +17,7 @@ export const leaseSpecSchema = named(
     .object({
       acquireTime: microTime().optional().describe("When the current lease was acquired."),
       holderIdentity: z.string().optional().describe("The identity of the holder of a current lease."),
-      leaseDurationSeconds: int32()
-        .optional()
-        .describe("Seconds candidates wait after the last observed renewal before forcing acquisition."),
+      leaseDurationSeconds: int32().optional().describe("Seconds candidates wait after the last observed renewal before forcing acquisition."),
       leaseTransitions: int32().optional().describe("The number of transitions of a lease between holders."),
       renewTime: microTime().optional().describe("When the current holder last updated the lease."),
     })
@@ -28,10 +26,7 @@ export const leaseSpecSchema = named(
 );
 
 /** The zod schema of a Lease in `v1`. */
-export const leaseV1Schema = kindSchema(
-  { spec: leaseSpecSchema.optional().describe("Specification of the Lease.") },
-  "Lease defines a lease concept.",
-);
+export const leaseV1Schema = kindSchema({ spec: leaseSpecSchema.optional().describe("Specification of the Lease.") }, "Lease defines a lease concept.");
 
 /**
  * The Lease rules beyond metadata (pair with `validateObjectMeta`), for create and update alike:

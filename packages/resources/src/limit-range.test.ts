@@ -32,15 +32,46 @@ describe("LimitRange", () => {
     ["an unknown type", lr({ type: "Volume" }), [{ field: "spec.limits[0].type", type: "FieldValueInvalid" }]],
     ["a repeated type", lr({ type: "Pod" }, { type: "Pod" }), [{ field: "spec.limits[1].type", type: "FieldValueDuplicate" }]],
     ["a default for type Pod", lr({ type: "Pod", default: { cpu: "1" } }), [{ field: "spec.limits[0].default", type: "FieldValueForbidden" }]],
-    ["a claim limit without storage", lr({ type: "PersistentVolumeClaim", max: { cpu: "1" } }), [{ field: "spec.limits[0].limits", type: "FieldValueRequired" }]],
+    [
+      "a claim limit without storage",
+      lr({ type: "PersistentVolumeClaim", max: { cpu: "1" } }),
+      [{ field: "spec.limits[0].limits", type: "FieldValueRequired" }],
+    ],
     ["min above max", lr({ type: "Pod", min: { cpu: "2" }, max: { cpu: "1" } }), [{ field: "spec.limits[0].min[cpu]", type: "FieldValueInvalid" }]],
-    ["default above max", lr({ type: "Container", default: { cpu: "2" }, defaultRequest: { cpu: "1" }, max: { cpu: "1" } }), [{ field: "spec.limits[0].default[cpu]", type: "FieldValueInvalid" }]],
-    ["min above default", lr({ type: "Container", default: { cpu: "1" }, defaultRequest: { cpu: "2" }, min: { cpu: "2" } }), [{ field: "spec.limits[0].defaultRequest[cpu]", type: "FieldValueInvalid" }, { field: "spec.limits[0].default[cpu]", type: "FieldValueInvalid" }]],
-    ["defaultRequest above default", lr({ type: "Container", default: { cpu: "1" }, defaultRequest: { cpu: "2" } }), [{ field: "spec.limits[0].defaultRequest[cpu]", type: "FieldValueInvalid" }]],
+    [
+      "default above max",
+      lr({ type: "Container", default: { cpu: "2" }, defaultRequest: { cpu: "1" }, max: { cpu: "1" } }),
+      [{ field: "spec.limits[0].default[cpu]", type: "FieldValueInvalid" }],
+    ],
+    [
+      "min above default",
+      lr({ type: "Container", default: { cpu: "1" }, defaultRequest: { cpu: "2" }, min: { cpu: "2" } }),
+      [
+        { field: "spec.limits[0].defaultRequest[cpu]", type: "FieldValueInvalid" },
+        { field: "spec.limits[0].default[cpu]", type: "FieldValueInvalid" },
+      ],
+    ],
+    [
+      "defaultRequest above default",
+      lr({ type: "Container", default: { cpu: "1" }, defaultRequest: { cpu: "2" } }),
+      [{ field: "spec.limits[0].defaultRequest[cpu]", type: "FieldValueInvalid" }],
+    ],
     ["a negative quantity", lr({ type: "Container", max: { memory: "-1" } }), [{ field: "spec.limits[0].max[memory]", type: "FieldValueInvalid" }]],
-    ["a ratio below 1", lr({ type: "Container", maxLimitRequestRatio: { cpu: "500m" } }), [{ field: "spec.limits[0].maxLimitRequestRatio[cpu]", type: "FieldValueInvalid" }]],
-    ["a ratio above max/min", lr({ type: "Pod", min: { cpu: "1" }, max: { cpu: "2" }, maxLimitRequestRatio: { cpu: "3" } }), [{ field: "spec.limits[0].maxLimitRequestRatio[cpu]", type: "FieldValueInvalid" }]],
-    ["a non-container resource for containers", lr({ type: "Container", max: { pods: "1" } }), [{ field: "spec.limits[0].max[pods]", type: "FieldValueInvalid" }]],
+    [
+      "a ratio below 1",
+      lr({ type: "Container", maxLimitRequestRatio: { cpu: "500m" } }),
+      [{ field: "spec.limits[0].maxLimitRequestRatio[cpu]", type: "FieldValueInvalid" }],
+    ],
+    [
+      "a ratio above max/min",
+      lr({ type: "Pod", min: { cpu: "1" }, max: { cpu: "2" }, maxLimitRequestRatio: { cpu: "3" } }),
+      [{ field: "spec.limits[0].maxLimitRequestRatio[cpu]", type: "FieldValueInvalid" }],
+    ],
+    [
+      "a non-container resource for containers",
+      lr({ type: "Container", max: { pods: "1" } }),
+      [{ field: "spec.limits[0].max[pods]", type: "FieldValueInvalid" }],
+    ],
   ])("refuses %s", (_what, object, expected) => {
     expect(causes(validateLimitRange(object))).toEqual(expected);
   });

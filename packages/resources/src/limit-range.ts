@@ -3,10 +3,28 @@
  * resource amounts per Pod, Container or PersistentVolumeClaim in a namespace.
  * @module
  */
-import { FieldPath, duplicateField, forbiddenField, invalidField, listType, requiredField, validateQualifiedName, type APIObject, type FieldError, type Quantity } from "@orch/meta";
+import {
+  FieldPath,
+  duplicateField,
+  forbiddenField,
+  invalidField,
+  listType,
+  requiredField,
+  validateQualifiedName,
+  type APIObject,
+  type FieldError,
+  type Quantity,
+} from "@orch/meta";
 import { z } from "zod";
 import { record, str } from "./internal/rules.js";
-import { list, quantityOf, resourceList, validateContainerResourceName, validateNonNegativeQuantity, validateResourceName } from "./internal/workloads-common.js";
+import {
+  list,
+  quantityOf,
+  resourceList,
+  validateContainerResourceName,
+  validateNonNegativeQuantity,
+  validateResourceName,
+} from "./internal/workloads-common.js";
 import type { ResourceType } from "./resource-type.js";
 import { named } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
@@ -29,7 +47,9 @@ export const limitRangeItemSchema = named(
 /** `LimitRangeSpec`. */
 export const limitRangeSpecSchema = named(
   z
-    .object({ limits: listType(z.array(limitRangeItemSchema), "atomic").optional().describe("Limits is the list of LimitRangeItem objects that are enforced.") })
+    .object({
+      limits: listType(z.array(limitRangeItemSchema), "atomic").optional().describe("Limits is the list of LimitRangeItem objects that are enforced."),
+    })
     .meta({ description: "LimitRangeSpec defines a min/max usage limit for resources that match on kind.", required: ["limits"] }),
   "api.core.v1.LimitRangeSpec",
 );
@@ -64,7 +84,8 @@ export function defaultLimitRange(object: APIObject): void {
 function validateTypeName(value: string, path: FieldPath): FieldError[] {
   const errors = validateQualifiedName(value, path);
   if (errors.length) return errors;
-  if (!value.includes("/") && !(limitTypes as readonly string[]).includes(value)) return [invalidField(path, value, "must be a standard limit type or fully qualified")];
+  if (!value.includes("/") && !(limitTypes as readonly string[]).includes(value))
+    return [invalidField(path, value, "must be a standard limit type or fully qualified")];
   return [];
 }
 
@@ -107,7 +128,8 @@ export function validateLimitRange(object: APIObject): FieldError[] {
     }
     if (type === "Pod") {
       if (Object.keys(record(limit["default"]) ?? {}).length) errors.push(forbiddenField(at.child("default"), "may not be specified when `type` is 'Pod'"));
-      if (Object.keys(record(limit["defaultRequest"]) ?? {}).length) errors.push(forbiddenField(at.child("defaultRequest"), "may not be specified when `type` is 'Pod'"));
+      if (Object.keys(record(limit["defaultRequest"]) ?? {}).length)
+        errors.push(forbiddenField(at.child("defaultRequest"), "may not be specified when `type` is 'Pod'"));
     }
     if (type === "PersistentVolumeClaim" && !record(limit["min"])?.["storage"] && !record(limit["max"])?.["storage"]) {
       errors.push(requiredField(at.child("limits"), "either minimum or maximum storage value is required, but neither was provided"));
@@ -118,30 +140,64 @@ export function validateLimitRange(object: APIObject): FieldError[] {
       const def = maps["default"]?.get(k);
       const req = maps["defaultRequest"]?.get(k);
       const ratio = maps["maxLimitRequestRatio"]?.get(k);
-      if (min && max && min.cmp(max) > 0) errors.push(invalidField(at.child("min").key(k), min.toString(), `min value ${min.toString()} is greater than max value ${max.toString()}`));
+      if (min && max && min.cmp(max) > 0)
+        errors.push(invalidField(at.child("min").key(k), min.toString(), `min value ${min.toString()} is greater than max value ${max.toString()}`));
       if (req && min && min.cmp(req) > 0) {
-        errors.push(invalidField(at.child("defaultRequest").key(k), req.toString(), `min value ${min.toString()} is greater than default request value ${req.toString()}`));
+        errors.push(
+          invalidField(
+            at.child("defaultRequest").key(k),
+            req.toString(),
+            `min value ${min.toString()} is greater than default request value ${req.toString()}`,
+          ),
+        );
       }
       if (req && max && req.cmp(max) > 0) {
-        errors.push(invalidField(at.child("defaultRequest").key(k), req.toString(), `default request value ${req.toString()} is greater than max value ${max.toString()}`));
+        errors.push(
+          invalidField(
+            at.child("defaultRequest").key(k),
+            req.toString(),
+            `default request value ${req.toString()} is greater than max value ${max.toString()}`,
+          ),
+        );
       }
       if (req && def && req.cmp(def) > 0) {
-        errors.push(invalidField(at.child("defaultRequest").key(k), req.toString(), `default request value ${req.toString()} is greater than default limit value ${def.toString()}`));
+        errors.push(
+          invalidField(
+            at.child("defaultRequest").key(k),
+            req.toString(),
+            `default request value ${req.toString()} is greater than default limit value ${def.toString()}`,
+          ),
+        );
       }
-      if (def && min && min.cmp(def) > 0) errors.push(invalidField(at.child("default").key(k), min.toString(), `min value ${min.toString()} is greater than default value ${def.toString()}`));
-      if (def && max && def.cmp(max) > 0) errors.push(invalidField(at.child("default").key(k), max.toString(), `default value ${def.toString()} is greater than max value ${max.toString()}`));
+      if (def && min && min.cmp(def) > 0)
+        errors.push(invalidField(at.child("default").key(k), min.toString(), `min value ${min.toString()} is greater than default value ${def.toString()}`));
+      if (def && max && def.cmp(max) > 0)
+        errors.push(invalidField(at.child("default").key(k), max.toString(), `default value ${def.toString()} is greater than max value ${max.toString()}`));
       if (ratio && min && max && !min.isZero()) {
         const limitRatio = Number(max.milliValue()) / Number(min.milliValue());
         if (Number(ratio.milliValue()) / 1000 > limitRatio) {
-          errors.push(invalidField(at.child("maxLimitRequestRatio").key(k), ratio.toString(), `ratio ${ratio.toString()} is greater than max/min = ${limitRatio.toFixed(6)}`));
+          errors.push(
+            invalidField(
+              at.child("maxLimitRequestRatio").key(k),
+              ratio.toString(),
+              `ratio ${ratio.toString()} is greater than max/min = ${limitRatio.toFixed(6)}`,
+            ),
+          );
         }
       }
       if (def && req && k.startsWith("hugepages-") && def.cmp(req) !== 0) {
-        errors.push(invalidField(at.child("defaultRequest").key(k), req.toString(), `default value ${def.toString()} must equal to defaultRequest value ${req.toString()} in ${k}`));
+        errors.push(
+          invalidField(
+            at.child("defaultRequest").key(k),
+            req.toString(),
+            `default value ${def.toString()} must equal to defaultRequest value ${req.toString()} in ${k}`,
+          ),
+        );
       }
     }
     for (const [k, ratio] of maps["maxLimitRequestRatio"] ?? new Map<string, Quantity>()) {
-      if (Number(ratio.milliValue()) < 1000) errors.push(invalidField(at.child("maxLimitRequestRatio").key(k), ratio.toString(), `ratio ${ratio.toString()} is less than 1`));
+      if (Number(ratio.milliValue()) < 1000)
+        errors.push(invalidField(at.child("maxLimitRequestRatio").key(k), ratio.toString(), `ratio ${ratio.toString()} is less than 1`));
     }
   });
   return errors;

@@ -33,9 +33,21 @@ describe("LocalSubjectAccessReview", () => {
       lsar({ user: "alice", resourceAttributes: { namespace: "other", verb: "get" } }),
       [["spec.resourceAttributes.namespace", "FieldValueInvalid", "must match metadata.namespace"]],
     ],
-    ["no namespace", lsar({ user: "alice", resourceAttributes: { verb: "get" } }), [["spec.resourceAttributes.namespace", "FieldValueInvalid", "must match metadata.namespace"]]],
-    ["a non-resource path", lsar({ groups: ["g"], nonResourceAttributes: { path: "/", verb: "get" } }), [["spec.nonResourceAttributes", "FieldValueInvalid", "disallowed on this kind of request"]]],
-    ["no user nor groups", lsar({ resourceAttributes: { namespace: "ns", verb: "get" } }), [["spec.user", "FieldValueInvalid", "at least one of user or group must be specified"]]],
+    [
+      "no namespace",
+      lsar({ user: "alice", resourceAttributes: { verb: "get" } }),
+      [["spec.resourceAttributes.namespace", "FieldValueInvalid", "must match metadata.namespace"]],
+    ],
+    [
+      "a non-resource path",
+      lsar({ groups: ["g"], nonResourceAttributes: { path: "/", verb: "get" } }),
+      [["spec.nonResourceAttributes", "FieldValueInvalid", "disallowed on this kind of request"]],
+    ],
+    [
+      "no user nor groups",
+      lsar({ resourceAttributes: { namespace: "ns", verb: "get" } }),
+      [["spec.user", "FieldValueInvalid", "at least one of user or group must be specified"]],
+    ],
     [
       "a name",
       lsar({ user: "alice", resourceAttributes: { namespace: "ns" } }, { namespace: "ns", name: "x" }),
@@ -56,7 +68,10 @@ describe("LocalSubjectAccessReview", () => {
         return { decision: "noOpinion", reason: "no RBAC policy matched" };
       },
     };
-    const answer = await localSubjectAccessReviewType.strategy?.evaluate?.(lsar({ user: "alice", resourceAttributes: { namespace: "ns", verb: "list", resource: "pods" } }), ctx);
+    const answer = await localSubjectAccessReviewType.strategy?.evaluate?.(
+      lsar({ user: "alice", resourceAttributes: { namespace: "ns", verb: "list", resource: "pods" } }),
+      ctx,
+    );
     expect(answer?.["status"]).toEqual({ allowed: false, reason: "no RBAC policy matched" });
     expect(asked.map((a) => [a.user.name, a.verb, a.namespace, a.resource])).toEqual([["alice", "list", "ns", "pods"]]);
   });

@@ -21,7 +21,9 @@ export const localSubjectAccessReviewV1Schema = kindSchema(
   {
     spec: subjectAccessReviewSpecSchema
       .optional()
-      .describe("Spec holds information about the request being evaluated.  spec.namespace must be equal to the namespace you made the request against.  If empty, it is defaulted."),
+      .describe(
+        "Spec holds information about the request being evaluated.  spec.namespace must be equal to the namespace you made the request against.  If empty, it is defaulted.",
+      ),
     status: subjectAccessReviewStatusSchema.optional().describe("Status is filled in by the server and indicates whether the request is allowed or not"),
   },
   "LocalSubjectAccessReview checks whether or not a user or group can perform an action in a given namespace. Having a namespace scoped resource makes it much easier to grant namespace scoped policy that includes permissions checking.",

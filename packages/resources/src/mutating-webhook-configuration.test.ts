@@ -68,7 +68,15 @@ describe("MutatingWebhookConfiguration", () => {
     const a = config({ name: "inject.example.com" });
     v1?.defaults?.(a, ctx);
     expect(a["webhooks"]).toEqual([
-      { name: "inject.example.com", failurePolicy: "Fail", matchPolicy: "Equivalent", namespaceSelector: {}, objectSelector: {}, timeoutSeconds: 10, reinvocationPolicy: "Never" },
+      {
+        name: "inject.example.com",
+        failurePolicy: "Fail",
+        matchPolicy: "Equivalent",
+        namespaceSelector: {},
+        objectSelector: {},
+        timeoutSeconds: 10,
+        reinvocationPolicy: "Never",
+      },
     ]);
     const b = config({ name: "inject.example.com", reinvocationPolicy: "IfNeeded" });
     v1beta1?.defaults?.(b, ctx);
@@ -88,7 +96,11 @@ describe("MutatingWebhookConfiguration", () => {
   });
 
   it("round-trips between the versions without loss", () => {
-    const stored: APIObject = { apiVersion: "admissionregistration.orch.io/v1", kind: "MutatingWebhookConfiguration", ...config(hook({ reinvocationPolicy: "IfNeeded" })) };
+    const stored: APIObject = {
+      apiVersion: "admissionregistration.orch.io/v1",
+      kind: "MutatingWebhookConfiguration",
+      ...config(hook({ reinvocationPolicy: "IfNeeded" })),
+    };
     const beta = v1beta1?.fromStorage?.(stored) as APIObject;
     expect(beta.apiVersion).toBe("admissionregistration.orch.io/v1beta1");
     expect(v1beta1?.toStorage?.(beta)).toEqual(stored);

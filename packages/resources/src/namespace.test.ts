@@ -1,6 +1,13 @@
 import { formatFieldError, type APIObject } from "@orch/meta";
 import { describe, expect, it } from "vitest";
-import { builtinNamespaces, namespaceFinalizer, namespaceType, validateNamespace, validateNamespaceFinalize, validateNamespaceStatusUpdate } from "./namespace.js";
+import {
+  builtinNamespaces,
+  namespaceFinalizer,
+  namespaceType,
+  validateNamespace,
+  validateNamespaceFinalize,
+  validateNamespaceStatusUpdate,
+} from "./namespace.js";
 
 const ctx = { domain: "orch.io", now: 0 };
 const ns = (fields: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): APIObject => ({ metadata: { name: "team", ...meta }, ...fields });

@@ -76,7 +76,7 @@ export function namespaceFinalizer(domain: string): string {
  * domain's first label (`orch-system` for `orch.io`).
  */
 export function builtinNamespaces(domain: string): string[] {
-  const short = domain === "k8s.io" ? "kube" : domain.split(".")[0] ?? "orch";
+  const short = domain === "k8s.io" ? "kube" : (domain.split(".")[0] ?? "orch");
   return ["default", `${short}-system`, `${short}-public`];
 }
 

@@ -11,7 +11,15 @@ describe("Node", () => {
   });
 
   it("accepts pod CIDRs, taints and an unschedulable flag", () => {
-    const n = node({ podCIDR: "10.244.0.0/24", podCIDRs: ["10.244.0.0/24", "fd00::/64"], unschedulable: true, taints: [{ key: "k", value: "v", effect: "NoSchedule" }, { key: "k", effect: "NoExecute" }] });
+    const n = node({
+      podCIDR: "10.244.0.0/24",
+      podCIDRs: ["10.244.0.0/24", "fd00::/64"],
+      unschedulable: true,
+      taints: [
+        { key: "k", value: "v", effect: "NoSchedule" },
+        { key: "k", effect: "NoExecute" },
+      ],
+    });
     expect(validateNode(n)).toEqual([]);
   });
 
@@ -27,10 +35,19 @@ describe("Node", () => {
     ["a taint without effect", node({ taints: [{ key: "k" }] }), [{ field: "spec.taints[0].effect", type: "FieldValueRequired" }]],
     ["a taint with a bad effect", node({ taints: [{ key: "k", effect: "Never" }] }), [{ field: "spec.taints[0].effect", type: "FieldValueNotSupported" }]],
     ["a taint with a bad key", node({ taints: [{ key: "a b", effect: "NoSchedule" }] }), [{ field: "spec.taints[0].key", type: "FieldValueInvalid" }]],
-    ["a taint with a bad value", node({ taints: [{ key: "k", value: "a b", effect: "NoSchedule" }] }), [{ field: "spec.taints[0].value", type: "FieldValueInvalid" }]],
+    [
+      "a taint with a bad value",
+      node({ taints: [{ key: "k", value: "a b", effect: "NoSchedule" }] }),
+      [{ field: "spec.taints[0].value", type: "FieldValueInvalid" }],
+    ],
     [
       "a duplicate taint",
-      node({ taints: [{ key: "k", effect: "NoSchedule" }, { key: "k", value: "x", effect: "NoSchedule" }] }),
+      node({
+        taints: [
+          { key: "k", effect: "NoSchedule" },
+          { key: "k", value: "x", effect: "NoSchedule" },
+        ],
+      }),
       [{ field: "spec.taints[1]", type: "FieldValueDuplicate" }],
     ],
     ["a negative capacity", node({}, { status: { capacity: { cpu: "-1" } } }), [{ field: "status.capacity[cpu]", type: "FieldValueInvalid" }]],
@@ -40,7 +57,11 @@ describe("Node", () => {
 
   it("lets podCIDRs and providerID be set once", () => {
     expect(validateNodeUpdate(node({ podCIDRs: ["10.0.0.0/24"], providerID: "p://1" }), node())).toEqual([]);
-    expect(validateNodeUpdate(node({ podCIDRs: ["10.1.0.0/24"], providerID: "p://2" }), node({ podCIDRs: ["10.0.0.0/24"], providerID: "p://1" })).map(formatFieldError)).toEqual([
+    expect(
+      validateNodeUpdate(node({ podCIDRs: ["10.1.0.0/24"], providerID: "p://2" }), node({ podCIDRs: ["10.0.0.0/24"], providerID: "p://1" })).map(
+        formatFieldError,
+      ),
+    ).toEqual([
       'spec.podCIDRs: Forbidden: node updates may not change podCIDR except from "" to valid',
       'spec.providerID: Forbidden: node updates may not change providerID except from "" to valid',
     ]);

@@ -23,7 +23,6 @@ import { int32, int64, named, optionalString, time } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 import { z } from "zod";
 
-
 /** `NodeSpec`. */
 export const nodeSpecSchema = named(
   z
@@ -31,7 +30,9 @@ export const nodeSpecSchema = named(
       configSource: z.record(z.string(), z.unknown()).optional().describe("Deprecated: dynamic kubelet configuration source."),
       externalID: optionalString("Deprecated."),
       podCIDR: optionalString("The pod IP range assigned to the node."),
-      podCIDRs: patchStrategy(listType(z.array(z.string()), "set"), "merge").optional().describe("The pod IP ranges assigned to the node, at most one per IP family."),
+      podCIDRs: patchStrategy(listType(z.array(z.string()), "set"), "merge")
+        .optional()
+        .describe("The pod IP ranges assigned to the node, at most one per IP family."),
       providerID: optionalString("ID of the node assigned by the cloud provider: <ProviderName>://<ProviderSpecificNodeID>."),
       taints: listType(z.array(taintSchema), "atomic").optional().describe("The node's taints."),
       unschedulable: z.boolean().optional().describe("Controls node schedulability of new pods; false by default."),
@@ -86,10 +87,14 @@ export const nodeSystemInfoSchema = named(
 export const nodeStatusSchema = named(
   z
     .object({
-      addresses: patchStrategy(listType(z.array(nodeAddressSchema), "map", ["type"]), "merge", "type").optional().describe("List of addresses reachable to the node."),
+      addresses: patchStrategy(listType(z.array(nodeAddressSchema), "map", ["type"]), "merge", "type")
+        .optional()
+        .describe("List of addresses reachable to the node."),
       allocatable: resourceList().optional().describe("The resources of a node available for scheduling; defaults to capacity."),
       capacity: resourceList().optional().describe("Total resources of the node."),
-      conditions: patchStrategy(listType(z.array(nodeConditionSchema), "map", ["type"]), "merge", "type").optional().describe("Current service state of node."),
+      conditions: patchStrategy(listType(z.array(nodeConditionSchema), "map", ["type"]), "merge", "type")
+        .optional()
+        .describe("Current service state of node."),
       config: z.record(z.string(), z.unknown()).optional().describe("Status of the config assigned to the node."),
       daemonEndpoints: z
         .object({ kubeletEndpoint: z.object({ Port: int32().optional().describe("Port number of the given endpoint.") }).optional() })
@@ -101,8 +106,13 @@ export const nodeStatusSchema = named(
         .describe("List of container images on this node."),
       nodeInfo: nodeSystemInfoSchema.optional().describe("Set of ids/uuids to uniquely identify the node."),
       phase: optionalString("Deprecated: NodePhase is the recently observed lifecycle phase of the node."),
-      runtimeHandlers: listType(z.array(z.record(z.string(), z.unknown())), "atomic").optional().describe("The available runtime handlers."),
-      volumesAttached: listType(z.array(z.object({ devicePath: optionalString("Device the volume is attached at."), name: optionalString("Name of the attached volume.") })), "atomic")
+      runtimeHandlers: listType(z.array(z.record(z.string(), z.unknown())), "atomic")
+        .optional()
+        .describe("The available runtime handlers."),
+      volumesAttached: listType(
+        z.array(z.object({ devicePath: optionalString("Device the volume is attached at."), name: optionalString("Name of the attached volume.") })),
+        "atomic",
+      )
         .optional()
         .describe("List of volumes that are attached to the node."),
       volumesInUse: listType(z.array(z.string()), "atomic").optional().describe("List of attachable volumes in use (mounted) by the node."),
@@ -133,7 +143,8 @@ function parseCIDR(text: string): 4 | 6 | undefined {
     const double = ip.split("::").length - 1;
     if (double > 1) return undefined;
     const groups = ip.split(":").filter((g) => g !== "");
-    if (groups.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g) || /^\d+\.\d+\.\d+\.\d+$/.test(g)) && (double === 1 ? groups.length < 8 : groups.length === 8)) return 6;
+    if (groups.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g) || /^\d+\.\d+\.\d+\.\d+$/.test(g)) && (double === 1 ? groups.length < 8 : groups.length === 8))
+      return 6;
   }
   return undefined;
 }
@@ -267,7 +278,9 @@ export function nodeStatusCell(object: APIObject): string {
 }
 
 function address(object: APIObject, type: string): string {
-  const a = list(record(object["status"])?.["addresses"]).map((x) => record(x) ?? {}).find((x) => x["type"] === type);
+  const a = list(record(object["status"])?.["addresses"])
+    .map((x) => record(x) ?? {})
+    .find((x) => x["type"] === type);
   return a ? str(a["address"]) : "<none>";
 }
 
@@ -308,12 +321,24 @@ export const nodeType: ResourceType = {
     tableColumns: [
       { name: "Status", type: "string", description: "The status of the node.", priority: 0, cell: nodeStatusCell },
       { name: "Roles", type: "string", description: "The roles of the node.", priority: 0, cell: (o) => nodeRoles(o) },
-      { name: "Version", type: "string", description: "Node agent version reported by the node.", priority: 0, cell: (o) => str(record(record(o["status"])?.["nodeInfo"])?.["kubeletVersion"]) },
+      {
+        name: "Version",
+        type: "string",
+        description: "Node agent version reported by the node.",
+        priority: 0,
+        cell: (o) => str(record(record(o["status"])?.["nodeInfo"])?.["kubeletVersion"]),
+      },
       { name: "Internal-IP", type: "string", description: "The node's internal IP.", priority: 1, cell: (o) => address(o, "InternalIP") },
       { name: "External-IP", type: "string", description: "The node's external IP.", priority: 1, cell: (o) => address(o, "ExternalIP") },
       { name: "OS-Image", type: "string", description: "OS Image reported by the node.", priority: 1, cell: (o) => info(o, "osImage") },
       { name: "Kernel-Version", type: "string", description: "Kernel Version reported by the node.", priority: 1, cell: (o) => info(o, "kernelVersion") },
-      { name: "Container-Runtime", type: "string", description: "Container runtime version reported by the node.", priority: 1, cell: (o) => info(o, "containerRuntimeVersion") },
+      {
+        name: "Container-Runtime",
+        type: "string",
+        description: "Container runtime version reported by the node.",
+        priority: 1,
+        cell: (o) => info(o, "containerRuntimeVersion"),
+      },
     ],
   },
 };

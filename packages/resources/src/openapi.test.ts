@@ -50,22 +50,55 @@ function check(value: unknown, schema: OpenAPINode, doc: OpenAPIDocument, path =
   return errors;
 }
 
-const meta = { name: "x", namespace: "ns", labels: { a: "b" }, ownerReferences: [{ apiVersion: "v1", kind: "Pod", name: "p", uid: "u" }], finalizers: ["a.io/b"], creationTimestamp: "2026-01-01T00:00:00Z" };
+const meta = {
+  name: "x",
+  namespace: "ns",
+  labels: { a: "b" },
+  ownerReferences: [{ apiVersion: "v1", kind: "Pod", name: "p", uid: "u" }],
+  finalizers: ["a.io/b"],
+  creationTimestamp: "2026-01-01T00:00:00Z",
+};
 const examples: [string, string, string, unknown][] = [
   ["", "v1", "ConfigMap", { apiVersion: "v1", kind: "ConfigMap", metadata: meta, data: { k: "v" }, binaryData: { b: "AA==" }, immutable: true }],
   ["", "v1", "Secret", { apiVersion: "v1", kind: "Secret", metadata: meta, data: { k: "dg==" }, type: "Opaque" }],
-  ["", "v1", "Namespace", { apiVersion: "v1", kind: "Namespace", metadata: { name: "x" }, spec: { finalizers: ["orch"] }, status: { phase: "Active", conditions: [{ type: "A", status: "True" }] } }],
+  [
+    "",
+    "v1",
+    "Namespace",
+    {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "x" },
+      spec: { finalizers: ["orch"] },
+      status: { phase: "Active", conditions: [{ type: "A", status: "True" }] },
+    },
+  ],
   [
     "",
     "v1",
     "Event",
-    { apiVersion: "v1", kind: "Event", metadata: meta, involvedObject: { kind: "Pod", name: "p" }, reason: "R", count: 2, type: "Normal", series: { count: 2, lastObservedTime: "2026-01-01T00:00:00.000000Z" }, source: { component: "c" } },
+    {
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: meta,
+      involvedObject: { kind: "Pod", name: "p" },
+      reason: "R",
+      count: 2,
+      type: "Normal",
+      series: { count: 2, lastObservedTime: "2026-01-01T00:00:00.000000Z" },
+      source: { component: "c" },
+    },
   ],
   [
     "coordination.orch.io",
     "v1",
     "Lease",
-    { apiVersion: "coordination.orch.io/v1", kind: "Lease", metadata: meta, spec: { holderIdentity: "h", leaseDurationSeconds: 15, renewTime: "2026-01-01T00:00:00.000000Z" } },
+    {
+      apiVersion: "coordination.orch.io/v1",
+      kind: "Lease",
+      metadata: meta,
+      spec: { holderIdentity: "h", leaseDurationSeconds: 15, renewTime: "2026-01-01T00:00:00.000000Z" },
+    },
   ],
 ];
 
@@ -88,7 +121,14 @@ describe("OpenAPI v3", () => {
     expect(componentPrefix(domain)).toBe(prefix);
     const doc = openAPIDocument(new ResourceRegistry(builtinResources, domain), "", "v1");
     expect(Object.keys(doc?.components.schemas ?? {})).toEqual(
-      expect.arrayContaining([`${prefix}.api.core.v1.ConfigMap`, `${prefix}.api.core.v1.ConfigMapList`, `${prefix}.apimachinery.pkg.apis.meta.v1.ObjectMeta`, `${prefix}.apimachinery.pkg.apis.meta.v1.DeleteOptions`, `${prefix}.apimachinery.pkg.apis.meta.v1.Status`, `${prefix}.apimachinery.pkg.apis.meta.v1.WatchEvent`]),
+      expect.arrayContaining([
+        `${prefix}.api.core.v1.ConfigMap`,
+        `${prefix}.api.core.v1.ConfigMapList`,
+        `${prefix}.apimachinery.pkg.apis.meta.v1.ObjectMeta`,
+        `${prefix}.apimachinery.pkg.apis.meta.v1.DeleteOptions`,
+        `${prefix}.apimachinery.pkg.apis.meta.v1.Status`,
+        `${prefix}.apimachinery.pkg.apis.meta.v1.WatchEvent`,
+      ]),
     );
   });
 
@@ -149,7 +189,9 @@ describe("OpenAPI v3", () => {
         description: "A widget.",
         "x-kubernetes-group-version-kind": [{ group: "example.com", kind: "Widget", version: "v1" }],
       });
-      expect(doc.components.schemas["com.example.v1.WidgetList"]?.["x-kubernetes-group-version-kind"]).toEqual([{ group: "example.com", kind: "WidgetList", version: "v1" }]);
+      expect(doc.components.schemas["com.example.v1.WidgetList"]?.["x-kubernetes-group-version-kind"]).toEqual([
+        { group: "example.com", kind: "WidgetList", version: "v1" },
+      ]);
       const item = doc.paths["/apis/example.com/v1/namespaces/{namespace}/widgets/{name}"] as Record<string, OpenAPINode>;
       expect(JSON.stringify(item["get"])).toContain('"#/components/schemas/com.example.v1.Widget"');
       // A group under the domain is the embedder's too: `io.orch.example.v1.Widget`.
@@ -199,7 +241,17 @@ describe("OpenAPI v3", () => {
     const collection = doc.paths["/api/v1/namespaces/{namespace}/configmaps"] as Record<string, OpenAPINode>;
     expect(Object.keys(collection).sort()).toEqual(["delete", "get", "post"]);
     expect(queryNames(collection["get"] as OpenAPINode)).toEqual(
-      expect.arrayContaining(["labelSelector", "fieldSelector", "limit", "continue", "resourceVersion", "resourceVersionMatch", "timeoutSeconds", "watch", "allowWatchBookmarks"]),
+      expect.arrayContaining([
+        "labelSelector",
+        "fieldSelector",
+        "limit",
+        "continue",
+        "resourceVersion",
+        "resourceVersionMatch",
+        "timeoutSeconds",
+        "watch",
+        "allowWatchBookmarks",
+      ]),
     );
     expect((collection["delete"] as OpenAPINode)["x-kubernetes-action"]).toBe("deletecollection");
     expect((doc.paths["/api/v1/configmaps"] as Record<string, OpenAPINode>)["get"]?.["operationId"]).toBe("listCoreV1ConfigMapForAllNamespaces");

@@ -172,7 +172,7 @@ const queryParams: Record<string, Omit<Param, "name" | "in">> = {
     description: "How the server handles unknown or duplicate fields in the request: Ignore, Warn (default) or Strict.",
     schema: { type: "string" },
   },
-  force: { description: "Force is going to \"force\" Apply requests: it re-acquires conflicting fields owned by other people.", schema: { type: "boolean" } },
+  force: { description: 'Force is going to "force" Apply requests: it re-acquires conflicting fields owned by other people.', schema: { type: "boolean" } },
   gracePeriodSeconds: { description: "The duration in seconds before the object should be deleted.", schema: { type: "integer" } },
   ignoreStoreReadErrorWithClusterBreakingPotential: { description: "Deletes corrupt objects that cannot be read.", schema: { type: "boolean" } },
   labelSelector: { description: "A selector to restrict the list of returned objects by their labels.", schema: { type: "string" } },
@@ -184,7 +184,10 @@ const queryParams: Record<string, Omit<Param, "name" | "in">> = {
   resourceVersionMatch: { description: "How resourceVersion is applied to list calls: Exact or NotOlderThan.", schema: { type: "string" } },
   sendInitialEvents: { description: "Requests synthetic events for the current state before the watch stream.", schema: { type: "boolean" } },
   timeoutSeconds: { description: "Timeout for the list/watch call.", schema: { type: "integer" } },
-  watch: { description: "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.", schema: { type: "boolean" } },
+  watch: {
+    description: "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.",
+    schema: { type: "boolean" },
+  },
 };
 
 function query(...names: string[]): Param[] {
@@ -235,9 +238,7 @@ const pathNamespace: Param = {
 const allVerbs: readonly Verb[] = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"];
 
 function content(schema: OpenAPINode, watch = false): OpenAPINode {
-  const types = watch
-    ? ["application/json", "application/yaml", "application/json;stream=watch"]
-    : ["application/json", "application/yaml"];
+  const types = watch ? ["application/json", "application/yaml", "application/json;stream=watch"] : ["application/json", "application/yaml"];
   return Object.fromEntries(types.map((t) => [t, { schema }]));
 }
 
@@ -307,50 +308,174 @@ class DocumentBuilder {
     const deleteBody: OpenAPINode = { content: { "*/*": { schema: ref(metaComponent(this.domain, "DeleteOptions")) } } };
     const patchBody: OpenAPINode = {
       content: Object.fromEntries(
-        [
-          "application/apply-patch+yaml",
-          "application/json-patch+json",
-          "application/merge-patch+json",
-          "application/strategic-merge-patch+json",
-        ].map((t) => [t, { schema: ref(metaComponent(this.domain, "Patch")) }]),
+        ["application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json"].map((t) => [
+          t,
+          { schema: ref(metaComponent(this.domain, "Patch")) },
+        ]),
       ),
       required: true,
     };
     const plural = type.resource;
 
     if (verbs.has("list")) {
-      this.op(collection, "get", this.operation(`list${g}${ns}${kind}`, "list", kind, `list or watch objects of kind ${kind}`, [...scopeParams, ...query(...listParams)], responses([200], listRef, true)));
+      this.op(
+        collection,
+        "get",
+        this.operation(
+          `list${g}${ns}${kind}`,
+          "list",
+          kind,
+          `list or watch objects of kind ${kind}`,
+          [...scopeParams, ...query(...listParams)],
+          responses([200], listRef, true),
+        ),
+      );
     }
     if (verbs.has("create")) {
-      this.op(collection, "post", this.operation(`create${g}${ns}${kind}`, "post", kind, `create a ${kind}`, [...scopeParams, ...query(...writeParams)], responses([200, 201, 202], kindRef), body(kindRef)));
+      this.op(
+        collection,
+        "post",
+        this.operation(
+          `create${g}${ns}${kind}`,
+          "post",
+          kind,
+          `create a ${kind}`,
+          [...scopeParams, ...query(...writeParams)],
+          responses([200, 201, 202], kindRef),
+          body(kindRef),
+        ),
+      );
     }
     if (verbs.has("deletecollection")) {
-      this.op(collection, "delete", this.operation(`delete${g}Collection${ns}${kind}`, "deletecollection", kind, `delete collection of ${kind}`, [...scopeParams, ...query(...deleteCollectionParams)], responses([200], statusRef), deleteBody));
+      this.op(
+        collection,
+        "delete",
+        this.operation(
+          `delete${g}Collection${ns}${kind}`,
+          "deletecollection",
+          kind,
+          `delete collection of ${kind}`,
+          [...scopeParams, ...query(...deleteCollectionParams)],
+          responses([200], statusRef),
+          deleteBody,
+        ),
+      );
     }
     if (verbs.has("get")) {
-      this.op(item, "get", this.operation(`read${g}${ns}${kind}`, "get", kind, `read the specified ${kind}`, [pathName, ...scopeParams, ...query("pretty")], responses([200], kindRef)));
+      this.op(
+        item,
+        "get",
+        this.operation(
+          `read${g}${ns}${kind}`,
+          "get",
+          kind,
+          `read the specified ${kind}`,
+          [pathName, ...scopeParams, ...query("pretty")],
+          responses([200], kindRef),
+        ),
+      );
     }
     if (verbs.has("update")) {
-      this.op(item, "put", this.operation(`replace${g}${ns}${kind}`, "put", kind, `replace the specified ${kind}`, [pathName, ...scopeParams, ...query(...writeParams)], responses([200, 201], kindRef), body(kindRef)));
+      this.op(
+        item,
+        "put",
+        this.operation(
+          `replace${g}${ns}${kind}`,
+          "put",
+          kind,
+          `replace the specified ${kind}`,
+          [pathName, ...scopeParams, ...query(...writeParams)],
+          responses([200, 201], kindRef),
+          body(kindRef),
+        ),
+      );
     }
     if (verbs.has("patch")) {
-      this.op(item, "patch", this.operation(`patch${g}${ns}${kind}`, "patch", kind, `partially update the specified ${kind}`, [pathName, ...scopeParams, ...query(...writeParams, "force")], responses([200, 201], kindRef), patchBody));
+      this.op(
+        item,
+        "patch",
+        this.operation(
+          `patch${g}${ns}${kind}`,
+          "patch",
+          kind,
+          `partially update the specified ${kind}`,
+          [pathName, ...scopeParams, ...query(...writeParams, "force")],
+          responses([200, 201], kindRef),
+          patchBody,
+        ),
+      );
     }
     if (verbs.has("delete")) {
       const deleted = type.strategy?.deleteReturnsObject ? kindRef : statusRef;
-      this.op(item, "delete", this.operation(`delete${g}${ns}${kind}`, "delete", kind, `delete a ${kind}`, [pathName, ...scopeParams, ...query(...deleteParams)], responses([200, 202], deleted), deleteBody));
+      this.op(
+        item,
+        "delete",
+        this.operation(
+          `delete${g}${ns}${kind}`,
+          "delete",
+          kind,
+          `delete a ${kind}`,
+          [pathName, ...scopeParams, ...query(...deleteParams)],
+          responses([200, 202], deleted),
+          deleteBody,
+        ),
+      );
     }
     if (namespaced && verbs.has("list")) {
-      this.op(`${base}/${plural}`, "get", this.operation(`list${g}${kind}ForAllNamespaces`, "list", kind, `list or watch objects of kind ${kind}`, query(...listParams), responses([200], listRef, true)));
+      this.op(
+        `${base}/${plural}`,
+        "get",
+        this.operation(
+          `list${g}${kind}ForAllNamespaces`,
+          "list",
+          kind,
+          `list or watch objects of kind ${kind}`,
+          query(...listParams),
+          responses([200], listRef, true),
+        ),
+      );
     }
     if (verbs.has("watch")) {
       const watchRef = ref(metaComponent(this.domain, "WatchEvent"));
       const watchBase = namespaced ? `${base}/watch/namespaces/{namespace}/${plural}` : `${base}/watch/${plural}`;
       const deprecated = "deprecated: use the 'watch' parameter with a list operation instead";
-      this.op(watchBase, "get", this.operation(`watch${g}${ns}${kind}List`, "watchlist", kind, `watch individual changes to a list of ${kind}. ${deprecated}.`, [...scopeParams, ...query(...listParams)], responses([200], watchRef, true)));
-      this.op(`${watchBase}/{name}`, "get", this.operation(`watch${g}${ns}${kind}`, "watch", kind, `watch changes to an object of kind ${kind}. ${deprecated}, filtered to a single item with the 'fieldSelector' parameter.`, [pathName, ...scopeParams, ...query(...listParams)], responses([200], watchRef, true)));
+      this.op(
+        watchBase,
+        "get",
+        this.operation(
+          `watch${g}${ns}${kind}List`,
+          "watchlist",
+          kind,
+          `watch individual changes to a list of ${kind}. ${deprecated}.`,
+          [...scopeParams, ...query(...listParams)],
+          responses([200], watchRef, true),
+        ),
+      );
+      this.op(
+        `${watchBase}/{name}`,
+        "get",
+        this.operation(
+          `watch${g}${ns}${kind}`,
+          "watch",
+          kind,
+          `watch changes to an object of kind ${kind}. ${deprecated}, filtered to a single item with the 'fieldSelector' parameter.`,
+          [pathName, ...scopeParams, ...query(...listParams)],
+          responses([200], watchRef, true),
+        ),
+      );
       if (namespaced) {
-        this.op(`${base}/watch/${plural}`, "get", this.operation(`watch${g}${kind}ListForAllNamespaces`, "watchlist", kind, `watch individual changes to a list of ${kind}. ${deprecated}.`, query(...listParams), responses([200], watchRef, true)));
+        this.op(
+          `${base}/watch/${plural}`,
+          "get",
+          this.operation(
+            `watch${g}${kind}ListForAllNamespaces`,
+            "watchlist",
+            kind,
+            `watch individual changes to a list of ${kind}. ${deprecated}.`,
+            query(...listParams),
+            responses([200], watchRef, true),
+          ),
+        );
       }
     }
     for (const sub of type.subresources ?? []) {
@@ -363,14 +488,62 @@ class DocumentBuilder {
         // reference's `createCoreV1NamespacedServiceAccountToken` and `...PodEviction` do.
         const gvk = actionKindOf(action, this.domain);
         const actionRef = ref(kindComponentName(this.domain, gvk.group, gvk.version, gvk.kind));
-        this.op(subPath, "post", this.operation(`create${g}${ns}${kind}${Sub}`, "post", gvk.kind, `create ${sub} of a ${kind}`, [...params, ...query(...writeParams)], responses([200, 201, 202], actionRef), body(actionRef), gvk));
+        this.op(
+          subPath,
+          "post",
+          this.operation(
+            `create${g}${ns}${kind}${Sub}`,
+            "post",
+            gvk.kind,
+            `create ${sub} of a ${kind}`,
+            [...params, ...query(...writeParams)],
+            responses([200, 201, 202], actionRef),
+            body(actionRef),
+            gvk,
+          ),
+        );
         continue;
       }
       if (sub === "status") {
-        this.op(subPath, "get", this.operation(`read${g}${ns}${kind}${Sub}`, "get", kind, `read ${sub} of the specified ${kind}`, [...params, ...query("pretty")], responses([200], kindRef)));
-        this.op(subPath, "patch", this.operation(`patch${g}${ns}${kind}${Sub}`, "patch", kind, `partially update ${sub} of the specified ${kind}`, [...params, ...query(...writeParams, "force")], responses([200, 201], kindRef), patchBody));
+        this.op(
+          subPath,
+          "get",
+          this.operation(
+            `read${g}${ns}${kind}${Sub}`,
+            "get",
+            kind,
+            `read ${sub} of the specified ${kind}`,
+            [...params, ...query("pretty")],
+            responses([200], kindRef),
+          ),
+        );
+        this.op(
+          subPath,
+          "patch",
+          this.operation(
+            `patch${g}${ns}${kind}${Sub}`,
+            "patch",
+            kind,
+            `partially update ${sub} of the specified ${kind}`,
+            [...params, ...query(...writeParams, "force")],
+            responses([200, 201], kindRef),
+            patchBody,
+          ),
+        );
       }
-      this.op(subPath, "put", this.operation(`replace${g}${ns}${kind}${Sub}`, "put", kind, `replace ${sub} of the specified ${kind}`, [...params, ...query(...writeParams)], responses([200, 201], kindRef), body(kindRef)));
+      this.op(
+        subPath,
+        "put",
+        this.operation(
+          `replace${g}${ns}${kind}${Sub}`,
+          "put",
+          kind,
+          `replace ${sub} of the specified ${kind}`,
+          [...params, ...query(...writeParams)],
+          responses([200, 201], kindRef),
+          body(kindRef),
+        ),
+      );
     }
   }
 }

@@ -15,7 +15,14 @@ const causes = (errors: ReturnType<typeof validatePersistentVolumeClaim>) => err
 
 describe("PersistentVolumeClaim", () => {
   it("is a namespaced core v1 kind with short name pvc, a status sub-resource, and deletes answering the object", () => {
-    expect(persistentVolumeClaimType).toMatchObject({ group: "", resource: "persistentvolumeclaims", kind: "PersistentVolumeClaim", scope: "Namespaced", shortNames: ["pvc"], subresources: ["status"] });
+    expect(persistentVolumeClaimType).toMatchObject({
+      group: "",
+      resource: "persistentvolumeclaims",
+      kind: "PersistentVolumeClaim",
+      scope: "Namespaced",
+      shortNames: ["pvc"],
+      subresources: ["status"],
+    });
     expect(strategy.deleteReturnsObject).toBe(true);
   });
 
@@ -28,7 +35,11 @@ describe("PersistentVolumeClaim", () => {
   });
 
   it.each([
-    ["a lone dataSource copied to dataSourceRef", { dataSource: { kind: "PersistentVolumeClaim", name: "src" } }, { dataSource: { kind: "PersistentVolumeClaim", name: "src" }, dataSourceRef: { kind: "PersistentVolumeClaim", name: "src" } }],
+    [
+      "a lone dataSource copied to dataSourceRef",
+      { dataSource: { kind: "PersistentVolumeClaim", name: "src" } },
+      { dataSource: { kind: "PersistentVolumeClaim", name: "src" }, dataSourceRef: { kind: "PersistentVolumeClaim", name: "src" } },
+    ],
     [
       "a lone dataSourceRef copied to dataSource",
       { dataSourceRef: { apiGroup: "example.com", kind: "Pop", name: "p" } },
@@ -38,7 +49,10 @@ describe("PersistentVolumeClaim", () => {
     [
       "a snapshot of the domain's snapshot group kept",
       { dataSource: { apiGroup: "snapshot.storage.orch.io", kind: "VolumeSnapshot", name: "s" } },
-      { dataSource: { apiGroup: "snapshot.storage.orch.io", kind: "VolumeSnapshot", name: "s" }, dataSourceRef: { apiGroup: "snapshot.storage.orch.io", kind: "VolumeSnapshot", name: "s" } },
+      {
+        dataSource: { apiGroup: "snapshot.storage.orch.io", kind: "VolumeSnapshot", name: "s" },
+        dataSourceRef: { apiGroup: "snapshot.storage.orch.io", kind: "VolumeSnapshot", name: "s" },
+      },
     ],
   ])("normalises data sources: %s", (_what, spec, expected) => {
     const s: Record<string, unknown> = structuredClone(spec);
@@ -55,10 +69,18 @@ describe("PersistentVolumeClaim", () => {
     ["a zero storage request", { ...base, resources: { requests: { storage: "0" } } }, [["spec.resources[storage]", "FieldValueInvalid"]]],
     ["a bad storage class", { ...base, storageClassName: "Bad_Class" }, [["spec.storageClassName", "FieldValueInvalid"]]],
     ["an unknown volume mode", { ...base, volumeMode: "Raw" }, [["spec.volumeMode", "FieldValueNotSupported"]]],
-    ["a bad selector", { ...base, selector: { matchExpressions: [{ key: "a", operator: "In" }] } }, [["spec.selector.matchExpressions[0].values", "FieldValueRequired"]]],
+    [
+      "a bad selector",
+      { ...base, selector: { matchExpressions: [{ key: "a", operator: "In" }] } },
+      [["spec.selector.matchExpressions[0].values", "FieldValueRequired"]],
+    ],
     ["a dataSource without name", { ...base, dataSource: { kind: "PersistentVolumeClaim" } }, [["spec.dataSource.name", "FieldValueRequired"]]],
     ["a core dataSource of another kind", { ...base, dataSource: { kind: "Pod", name: "p" } }, [["spec.dataSource", "FieldValueInvalid"]]],
-    ["a dataSourceRef with a bad group", { ...base, dataSourceRef: { apiGroup: "Bad_Group", kind: "X", name: "p" } }, [["spec.dataSourceRef.apiGroup", "FieldValueInvalid"]]],
+    [
+      "a dataSourceRef with a bad group",
+      { ...base, dataSourceRef: { apiGroup: "Bad_Group", kind: "X", name: "p" } },
+      [["spec.dataSourceRef.apiGroup", "FieldValueInvalid"]],
+    ],
     [
       "dataSource and dataSourceRef that differ",
       { ...base, dataSource: { kind: "PersistentVolumeClaim", name: "a" }, dataSourceRef: { kind: "PersistentVolumeClaim", name: "b" } },
@@ -78,7 +100,12 @@ describe("PersistentVolumeClaim", () => {
     ["changing the class", "Pending", { ...base, storageClassName: "other" }, [["spec", "FieldValueForbidden"]]],
     ["growing an unbound claim", "Pending", { ...base, resources: { requests: { storage: "2Gi" } } }, [["spec", "FieldValueForbidden"]]],
     ["growing a bound claim", "Bound", { ...base, resources: { requests: { storage: "2Gi" } } }, []],
-    ["shrinking a bound claim", "Bound", { ...base, resources: { requests: { storage: "500Mi" } } }, [["spec.resources.requests.storage", "FieldValueForbidden"]]],
+    [
+      "shrinking a bound claim",
+      "Bound",
+      { ...base, resources: { requests: { storage: "500Mi" } } },
+      [["spec.resources.requests.storage", "FieldValueForbidden"]],
+    ],
   ])("on update allows or refuses %s", (_what, phase, spec, expected) => {
     const old = pvc(base, { status: { phase } });
     expect(causes(validatePersistentVolumeClaimUpdate(pvc(spec), old))).toEqual(expected);
@@ -95,7 +122,10 @@ describe("PersistentVolumeClaim", () => {
   });
 
   it("shows STATUS VOLUME CAPACITY ACCESS MODES STORAGECLASS", () => {
-    const object = pvc({ ...base, volumeName: "pv1", storageClassName: "fast" }, { status: { phase: "Bound", capacity: { storage: "1Gi" }, accessModes: ["ReadWriteOnce"] } });
+    const object = pvc(
+      { ...base, volumeName: "pv1", storageClassName: "fast" },
+      { status: { phase: "Bound", capacity: { storage: "1Gi" }, accessModes: ["ReadWriteOnce"] } },
+    );
     expect(strategy.tableColumns?.slice(0, 5).map((c) => [c.name, c.cell(object)])).toEqual([
       ["Status", "Bound"],
       ["Volume", "pv1"],

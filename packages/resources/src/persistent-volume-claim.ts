@@ -43,7 +43,10 @@ const typedLocalObjectReference = structType(
       kind: z.string().optional().describe("The type of resource being referenced."),
       name: z.string().optional().describe("The name of resource being referenced."),
     })
-    .meta({ description: "TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace.", required: ["kind", "name"] }),
+    .meta({
+      description: "TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace.",
+      required: ["kind", "name"],
+    }),
   "atomic",
 );
 
@@ -77,7 +80,9 @@ export const persistentVolumeClaimSpecSchema = named(
       volumeMode: z.string().optional().describe("Block or Filesystem (default)."),
       volumeName: z.string().optional().describe("The binding reference to the PersistentVolume backing this claim."),
     })
-    .meta({ description: "PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes." }),
+    .meta({
+      description: "PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes.",
+    }),
   "api.core.v1.PersistentVolumeClaimSpec",
 );
 
@@ -101,7 +106,9 @@ export const persistentVolumeClaimStatusSchema = named(
   z
     .object({
       accessModes: listType(z.array(z.string()), "atomic").optional().describe("The actual access modes the volume backing the claim has."),
-      allocatedResourceStatuses: mapType(z.record(z.string(), z.string()), "granular").optional().describe("The status of the resources resized for the claim."),
+      allocatedResourceStatuses: mapType(z.record(z.string(), z.string()), "granular")
+        .optional()
+        .describe("The status of the resources resized for the claim."),
       allocatedResources: resourceList().optional().describe("The resources allocated to the claim (RecoverVolumeExpansionFailure)."),
       capacity: resourceList().optional().describe("The actual resources of the underlying volume."),
       conditions: conditionsList(persistentVolumeClaimConditionSchema).optional().describe("The current conditions of the claim."),
@@ -178,7 +185,8 @@ function validateRef(ref: Record<string, unknown>, path: FieldPath, withNamespac
   const kind = str(ref["kind"]);
   if (kind === "") errors.push(requiredField(path.child("kind")));
   const group = str(ref["apiGroup"]);
-  if (group === "" && kind !== "PersistentVolumeClaim") errors.push(invalidField(path, kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
+  if (group === "" && kind !== "PersistentVolumeClaim")
+    errors.push(invalidField(path, kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
   if (group !== "") errors.push(...validateDNS1123Subdomain(group, path.child("apiGroup")));
   if (withNamespace && str(ref["namespace"]) !== "") errors.push(...validateDNS1123Label(str(ref["namespace"]), path.child("namespace")));
   return errors;
@@ -296,7 +304,13 @@ export const persistentVolumeClaimType: ResourceType = {
     selectableFieldNames: ["name"],
     tableColumns: [
       { name: "Status", type: "string", description: "The phase of the claim.", priority: 0, cell: (object) => str(record(object["status"])?.["phase"]) },
-      { name: "Volume", type: "string", description: "The volume bound to the claim.", priority: 0, cell: (object) => str(record(object["spec"])?.["volumeName"]) },
+      {
+        name: "Volume",
+        type: "string",
+        description: "The volume bound to the claim.",
+        priority: 0,
+        cell: (object) => str(record(object["spec"])?.["volumeName"]),
+      },
       {
         name: "Capacity",
         type: "string",

@@ -60,16 +60,44 @@ const readOnly = () => b("Forces the volume to be mounted read-only.");
  * reference validates them. Exactly one must be set.
  */
 export const persistentVolumeSourceShape = {
-  hostPath: source("A directory on the host.", { path: s("Path of the directory on the host."), type: s("Type of the host path: '', DirectoryOrCreate, Directory, FileOrCreate, File, Socket, CharDevice, BlockDevice.") }, ["path"]),
-  gcePersistentDisk: source("A GCE persistent disk.", { fsType: fsType(), partition: int32().describe("The partition to mount."), pdName: s("Unique name of the PD resource in GCE."), readOnly: readOnly() }, ["pdName"]),
-  awsElasticBlockStore: source("An AWS EBS disk.", { fsType: fsType(), partition: int32().describe("The partition to mount."), readOnly: readOnly(), volumeID: s("Unique ID of the persistent disk resource in AWS.") }, ["volumeID"]),
+  hostPath: source(
+    "A directory on the host.",
+    {
+      path: s("Path of the directory on the host."),
+      type: s("Type of the host path: '', DirectoryOrCreate, Directory, FileOrCreate, File, Socket, CharDevice, BlockDevice."),
+    },
+    ["path"],
+  ),
+  gcePersistentDisk: source(
+    "A GCE persistent disk.",
+    { fsType: fsType(), partition: int32().describe("The partition to mount."), pdName: s("Unique name of the PD resource in GCE."), readOnly: readOnly() },
+    ["pdName"],
+  ),
+  awsElasticBlockStore: source(
+    "An AWS EBS disk.",
+    {
+      fsType: fsType(),
+      partition: int32().describe("The partition to mount."),
+      readOnly: readOnly(),
+      volumeID: s("Unique ID of the persistent disk resource in AWS."),
+    },
+    ["volumeID"],
+  ),
   glusterfs: source(
     "A Glusterfs mount.",
-    { endpoints: s("Name of the endpoints that details the Glusterfs topology."), endpointsNamespace: s("Namespace of the endpoints."), path: s("Glusterfs volume path."), readOnly: readOnly() },
+    {
+      endpoints: s("Name of the endpoints that details the Glusterfs topology."),
+      endpointsNamespace: s("Namespace of the endpoints."),
+      path: s("Glusterfs volume path."),
+      readOnly: readOnly(),
+    },
     ["endpoints", "path"],
   ),
   flocker: source("A Flocker volume.", { datasetName: s("Name of the dataset (deprecated)."), datasetUUID: s("UUID of the dataset.") }),
-  nfs: source("An NFS mount.", { path: s("Path exported by the NFS server."), readOnly: readOnly(), server: s("Hostname or IP address of the NFS server.") }, ["server", "path"]),
+  nfs: source("An NFS mount.", { path: s("Path exported by the NFS server."), readOnly: readOnly(), server: s("Hostname or IP address of the NFS server.") }, [
+    "server",
+    "path",
+  ]),
   rbd: source(
     "A Rados Block Device mount.",
     {
@@ -125,7 +153,16 @@ export const persistentVolumeSourceShape = {
     },
     ["targetPortal", "iqn", "lun"],
   ),
-  cinder: source("A cinder volume.", { fsType: fsType(), readOnly: readOnly(), secretRef: secretReference().describe("Secret with parameters to connect to OpenStack."), volumeID: s("Volume id used to identify the volume in cinder.") }, ["volumeID"]),
+  cinder: source(
+    "A cinder volume.",
+    {
+      fsType: fsType(),
+      readOnly: readOnly(),
+      secretRef: secretReference().describe("Secret with parameters to connect to OpenStack."),
+      volumeID: s("Volume id used to identify the volume in cinder."),
+    },
+    ["volumeID"],
+  ),
   fc: source("A Fibre Channel disk.", {
     fsType: fsType(),
     lun: int32().describe("Target lun number."),
@@ -156,10 +193,17 @@ export const persistentVolumeSourceShape = {
   ),
   vsphereVolume: source(
     "A vSphere volume.",
-    { fsType: fsType(), storagePolicyID: s("Storage Policy Based Management (SPBM) profile ID."), storagePolicyName: s("Storage Policy Based Management (SPBM) profile name."), volumePath: s("Path that identifies vSphere volume vmdk.") },
+    {
+      fsType: fsType(),
+      storagePolicyID: s("Storage Policy Based Management (SPBM) profile ID."),
+      storagePolicyName: s("Storage Policy Based Management (SPBM) profile name."),
+      volumePath: s("Path that identifies vSphere volume vmdk."),
+    },
     ["volumePath"],
   ),
-  photonPersistentDisk: source("A PhotonController persistent disk.", { fsType: fsType(), pdID: s("ID that identifies Photon Controller persistent disk.") }, ["pdID"]),
+  photonPersistentDisk: source("A PhotonController persistent disk.", { fsType: fsType(), pdID: s("ID that identifies Photon Controller persistent disk.") }, [
+    "pdID",
+  ]),
   portworxVolume: source("A Portworx volume.", { fsType: fsType(), readOnly: readOnly(), volumeID: s("Uniquely identifies a Portworx volume.") }, ["volumeID"]),
   azureDisk: source(
     "An Azure Data Disk.",
@@ -189,7 +233,11 @@ export const persistentVolumeSourceShape = {
     },
     ["gateway", "system", "secretRef"],
   ),
-  local: source("A directly-attached storage with node affinity.", { fsType: fsType(), path: s("The full path to the volume on the node (a directory or block device).") }, ["path"]),
+  local: source(
+    "A directly-attached storage with node affinity.",
+    { fsType: fsType(), path: s("The full path to the volume on the node (a directory or block device).") },
+    ["path"],
+  ),
   storageos: source("A StorageOS volume.", {
     fsType: fsType(),
     readOnly: readOnly(),
@@ -222,16 +270,21 @@ export const persistentVolumeSources = Object.keys(persistentVolumeSourceShape) 
 export const persistentVolumeSpecSchema = named(
   z
     .object({
-      accessModes: listType(z.array(z.string()), "atomic").optional().describe("All ways the volume can be mounted: ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod."),
+      accessModes: listType(z.array(z.string()), "atomic")
+        .optional()
+        .describe("All ways the volume can be mounted: ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod."),
       capacity: resourceList().optional().describe("The description of the persistent volume's resources and capacity (`storage`)."),
       claimRef: objectReferenceSchema.optional().describe("Part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim."),
-      mountOptions: listType(z.array(z.string()), "atomic").optional().describe("A list of mount options, e.g. [\"ro\", \"soft\"]. Not validated."),
+      mountOptions: listType(z.array(z.string()), "atomic").optional().describe('A list of mount options, e.g. ["ro", "soft"]. Not validated.'),
       nodeAffinity: z
         .object({ required: nodeSelector().optional().describe("Required specifies hard node constraints that must be met.") })
         .meta({ description: "VolumeNodeAffinity defines constraints that limit what nodes this volume can be accessed from." })
         .optional()
         .describe("Constraints that limit what nodes this volume can be accessed from."),
-      persistentVolumeReclaimPolicy: z.string().optional().describe("What happens to a persistent volume when released from its claim: Retain (default), Delete, Recycle (deprecated)."),
+      persistentVolumeReclaimPolicy: z
+        .string()
+        .optional()
+        .describe("What happens to a persistent volume when released from its claim: Retain (default), Delete, Recycle (deprecated)."),
       storageClassName: z.string().optional().describe("The name of StorageClass to which this persistent volume belongs; empty means no class."),
       volumeAttributesClassName: z.string().optional().describe("The name of VolumeAttributesClass to which this persistent volume belongs."),
       volumeMode: z.string().optional().describe("Block or Filesystem (default)."),
@@ -344,7 +397,8 @@ const sourceValidators: Record<string, (src: Record<string, unknown>, path: Fiel
     else if (registry.split(",").some((pair) => !/^[^:]*:\d+$/.test(pair) && !/^\[[^\]]*\]:\d+$/.test(pair))) {
       errors.push(invalidField(path.child("registry"), registry, "must be a host:port pair or multiple pairs separated by commas"));
     }
-    if (str(src["tenant"]).length >= 65) errors.push(invalidField(path.child("tenant"), "tenant", "must be a UUID and may not exceed a length of 64 characters"));
+    if (str(src["tenant"]).length >= 65)
+      errors.push(invalidField(path.child("tenant"), "tenant", "must be a UUID and may not exceed a length of 64 characters"));
     errors.push(...required(src, "volume", path));
     return errors;
   },
@@ -376,7 +430,8 @@ const sourceValidators: Record<string, (src: Record<string, unknown>, path: Fiel
     const wwns = strings(src["targetWWNs"]);
     const wwids = strings(src["wwids"]);
     if (wwns.length === 0 && wwids.length === 0) errors.push(requiredField(path.child("targetWWNs"), "must specify either targetWWNs or wwids, but not both"));
-    if (wwns.length > 0 && wwids.length > 0) errors.push(invalidField(path.child("targetWWNs"), wwns, "targetWWNs and wwids can not be specified simultaneously"));
+    if (wwns.length > 0 && wwids.length > 0)
+      errors.push(invalidField(path.child("targetWWNs"), wwns, "targetWWNs and wwids can not be specified simultaneously"));
     if (wwns.length > 0) {
       if (typeof src["lun"] !== "number") errors.push(requiredField(path.child("lun"), "lun is required if targetWWNs is specified"));
       else errors.push(...validateLun(src, path));
@@ -395,12 +450,15 @@ const sourceValidators: Record<string, (src: Record<string, unknown>, path: Fiel
   azureDisk(src, path) {
     const errors = [...required(src, "diskName", path), ...required(src, "diskURI", path)];
     const caching = src["cachingMode"];
-    if (caching !== undefined && !azureCachingModes.includes(str(caching))) errors.push(notSupportedField(path.child("cachingMode"), caching, azureCachingModes));
+    if (caching !== undefined && !azureCachingModes.includes(str(caching)))
+      errors.push(notSupportedField(path.child("cachingMode"), caching, azureCachingModes));
     const kind = src["kind"];
     if (kind !== undefined && !azureDiskKinds.includes(str(kind))) errors.push(notSupportedField(path.child("kind"), kind, azureDiskKinds));
     const uri = str(src["diskURI"]);
-    if (kind === "Managed" && !uri.startsWith("/subscriptions/")) errors.push(invalidField(path.child("diskURI"), uri, "must be a valid Azure managed disk URI"));
-    if (kind !== undefined && kind !== "Managed" && !uri.startsWith("https://")) errors.push(invalidField(path.child("diskURI"), uri, "must be a valid Azure unmanaged disk URI"));
+    if (kind === "Managed" && !uri.startsWith("/subscriptions/"))
+      errors.push(invalidField(path.child("diskURI"), uri, "must be a valid Azure managed disk URI"));
+    if (kind !== undefined && kind !== "Managed" && !uri.startsWith("https://"))
+      errors.push(invalidField(path.child("diskURI"), uri, "must be a valid Azure unmanaged disk URI"));
     return errors;
   },
   scaleIO: (src, path) => [...required(src, "gateway", path), ...required(src, "system", path), ...required(src, "volumeName", path)],
@@ -596,7 +654,10 @@ const accessModeShort: readonly (readonly [string, string])[] = [
 /** Access modes as kubectl prints them: `RWO,ROX,RWX,RWOP`, in that order. */
 export function accessModesString(value: unknown): string {
   const modes = strings(value);
-  return accessModeShort.filter(([long]) => modes.includes(long)).map(([, short]) => short).join(",");
+  return accessModeShort
+    .filter(([long]) => modes.includes(long))
+    .map(([, short]) => short)
+    .join(",");
 }
 
 /** The storage class of a volume or claim: the beta annotation first, then `spec.storageClassName`. */
@@ -634,7 +695,13 @@ export const persistentVolumeType: ResourceType = {
         priority: 0,
         cell: (object) => str(record(record(object["spec"])?.["capacity"])?.["storage"]),
       },
-      { name: "Access Modes", type: "string", description: "All ways the volume can be mounted.", priority: 0, cell: (object) => accessModesString(record(object["spec"])?.["accessModes"]) },
+      {
+        name: "Access Modes",
+        type: "string",
+        description: "All ways the volume can be mounted.",
+        priority: 0,
+        cell: (object) => accessModesString(record(object["spec"])?.["accessModes"]),
+      },
       {
         name: "Reclaim Policy",
         type: "string",
@@ -661,7 +728,13 @@ export const persistentVolumeType: ResourceType = {
         priority: 0,
         cell: (object) => str(record(object["spec"])?.["volumeAttributesClassName"]) || "<unset>",
       },
-      { name: "Reason", type: "string", description: "Why the volume is in this phase.", priority: 0, cell: (object) => str(record(object["status"])?.["reason"]) },
+      {
+        name: "Reason",
+        type: "string",
+        description: "Why the volume is in this phase.",
+        priority: 0,
+        cell: (object) => str(record(object["status"])?.["reason"]),
+      },
       { name: "VolumeMode", type: "string", description: "Block or Filesystem.", priority: 1, cell: (object) => str(record(object["spec"])?.["volumeMode"]) },
     ],
   },

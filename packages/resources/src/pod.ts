@@ -92,13 +92,21 @@ export const envVarSchema = named(
       valueFrom: z
         .object({
           configMapKeyRef: z
-            .object({ key: optionalString("The key to select."), name: optionalString("Name of the referent."), optional: optionalBoolean("Whether the ConfigMap or its key must be defined.") })
+            .object({
+              key: optionalString("The key to select."),
+              name: optionalString("Name of the referent."),
+              optional: optionalBoolean("Whether the ConfigMap or its key must be defined."),
+            })
             .optional()
             .describe("Selects a key of a ConfigMap."),
           fieldRef: objectFieldSelectorSchema.optional().describe("Selects a field of the pod."),
           resourceFieldRef: resourceFieldSelectorSchema.optional().describe("Selects a resource of the container."),
           secretKeyRef: z
-            .object({ key: optionalString("The key to select."), name: optionalString("Name of the referent."), optional: optionalBoolean("Whether the Secret or its key must be defined.") })
+            .object({
+              key: optionalString("The key to select."),
+              name: optionalString("Name of the referent."),
+              optional: optionalBoolean("Whether the Secret or its key must be defined."),
+            })
             .optional()
             .describe("Selects a key of a secret in the pod's namespace."),
         })
@@ -129,7 +137,11 @@ export const volumeMountSchema = named(
 export const resourceRequirementsSchema = named(
   z
     .object({
-      claims: listType(z.array(z.object({ name: optionalString("Name of a resource claim of the pod."), request: optionalString("The request of the claim.") })), "map", ["name"])
+      claims: listType(
+        z.array(z.object({ name: optionalString("Name of a resource claim of the pod."), request: optionalString("The request of the claim.") })),
+        "map",
+        ["name"],
+      )
         .optional()
         .describe("Dynamically allocated resources used by this container."),
       limits: resourceList().optional().describe("Maximum amount of compute resources allowed."),
@@ -145,8 +157,12 @@ export const containerSchema = named(
     .object({
       args: listType(z.array(z.string()), "atomic").optional().describe("Arguments to the entrypoint."),
       command: listType(z.array(z.string()), "atomic").optional().describe("Entrypoint array; not executed within a shell."),
-      env: patchStrategy(listType(z.array(envVarSchema), "map", ["name"]), "merge", "name").optional().describe("Environment variables to set in the container."),
-      envFrom: listType(z.array(z.record(z.string(), z.unknown())), "atomic").optional().describe("Sources to populate environment variables in the container."),
+      env: patchStrategy(listType(z.array(envVarSchema), "map", ["name"]), "merge", "name")
+        .optional()
+        .describe("Environment variables to set in the container."),
+      envFrom: listType(z.array(z.record(z.string(), z.unknown())), "atomic")
+        .optional()
+        .describe("Sources to populate environment variables in the container."),
       image: optionalString("Container image name."),
       imagePullPolicy: optionalString("Always, Never or IfNotPresent; Always for :latest, else IfNotPresent."),
       lifecycle: anyObject("Actions the management system takes in response to container lifecycle events."),
@@ -156,7 +172,9 @@ export const containerSchema = named(
         .optional()
         .describe("Ports to expose from the container."),
       readinessProbe: anyObject("Periodic probe of container service readiness."),
-      resizePolicy: listType(z.array(z.record(z.string(), z.unknown())), "atomic").optional().describe("Resources resize policy for the container."),
+      resizePolicy: listType(z.array(z.record(z.string(), z.unknown())), "atomic")
+        .optional()
+        .describe("Resources resize policy for the container."),
       resources: resourceRequirementsSchema.optional().describe("Compute resources required by this container."),
       restartPolicy: optionalString("Restart behaviour of an init container: Always."),
       securityContext: anyObject("Security options the container should be run with."),
@@ -166,7 +184,15 @@ export const containerSchema = named(
       terminationMessagePath: optionalString("Path of the file the termination message is written to, default /dev/termination-log."),
       terminationMessagePolicy: optionalString("File (default) or FallbackToLogsOnError."),
       tty: optionalBoolean("Allocate a TTY."),
-      volumeDevices: patchStrategy(listType(z.array(z.object({ devicePath: optionalString("Path inside the container."), name: optionalString("Name of a persistentVolumeClaim of the pod.") })), "map", ["devicePath"]), "merge", "devicePath")
+      volumeDevices: patchStrategy(
+        listType(
+          z.array(z.object({ devicePath: optionalString("Path inside the container."), name: optionalString("Name of a persistentVolumeClaim of the pod.") })),
+          "map",
+          ["devicePath"],
+        ),
+        "merge",
+        "devicePath",
+      )
         .optional()
         .describe("Block devices to be used by the container."),
       volumeMounts: patchStrategy(listType(z.array(volumeMountSchema), "map", ["mountPath"]), "merge", "mountPath")
@@ -185,14 +211,24 @@ export const podSpecSchema = named(
       activeDeadlineSeconds: int64().optional().describe("Duration in seconds the pod may be active on the node; positive."),
       affinity: anyObject("The pod's scheduling constraints."),
       automountServiceAccountToken: optionalBoolean("Whether a service account token should be automatically mounted."),
-      containers: patchStrategy(listType(z.array(containerSchema), "map", ["name"]), "merge", "name").optional().describe("List of containers belonging to the pod; at least one."),
+      containers: patchStrategy(listType(z.array(containerSchema), "map", ["name"]), "merge", "name")
+        .optional()
+        .describe("List of containers belonging to the pod; at least one."),
       dnsConfig: anyObject("DNS parameters of a pod."),
       dnsPolicy: optionalString("ClusterFirstWithHostNet, ClusterFirst (default), Default or None."),
       enableServiceLinks: optionalBoolean("Whether information about services should be injected into pod's environment variables, default true."),
       ephemeralContainers: patchStrategy(listType(z.array(z.record(z.string(), z.unknown())), "map", ["name"]), "merge", "name")
         .optional()
         .describe("Ephemeral containers run in this pod (through the ephemeralcontainers sub-resource)."),
-      hostAliases: patchStrategy(listType(z.array(z.object({ hostnames: listType(z.array(z.string()), "atomic").optional(), ip: optionalString("IP address of the host file entry.") })), "map", ["ip"]), "merge", "ip")
+      hostAliases: patchStrategy(
+        listType(
+          z.array(z.object({ hostnames: listType(z.array(z.string()), "atomic").optional(), ip: optionalString("IP address of the host file entry.") })),
+          "map",
+          ["ip"],
+        ),
+        "merge",
+        "ip",
+      )
         .optional()
         .describe("Hosts and IPs injected into the pod's hosts file."),
       hostIPC: optionalBoolean("Use the host's ipc namespace."),
@@ -203,16 +239,25 @@ export const podSpecSchema = named(
       imagePullSecrets: patchStrategy(listType(z.array(localObjectReferenceSchema), "map", ["name"]), "merge", "name")
         .optional()
         .describe("References to secrets for pulling any of the images."),
-      initContainers: patchStrategy(listType(z.array(containerSchema), "map", ["name"]), "merge", "name").optional().describe("Containers run in order before the app containers."),
+      initContainers: patchStrategy(listType(z.array(containerSchema), "map", ["name"]), "merge", "name")
+        .optional()
+        .describe("Containers run in order before the app containers."),
       nodeName: optionalString("The node the pod is bound to (set by the scheduler through the binding sub-resource)."),
       nodeSelector: mapType(stringMap(), "atomic").optional().describe("Labels a node must carry for the pod to fit on it."),
-      os: z.object({ name: optionalString("linux or windows.") }).optional().describe("The OS of the containers in the pod."),
+      os: z
+        .object({ name: optionalString("linux or windows.") })
+        .optional()
+        .describe("The OS of the containers in the pod."),
       overhead: resourceList().optional().describe("Resource overhead of running the pod's sandbox."),
       preemptionPolicy: optionalString("Never or PreemptLowerPriority."),
       priority: int32().optional().describe("The priority value, filled by the priority admission controller."),
       priorityClassName: optionalString("The pod's priority class."),
-      readinessGates: listType(z.array(z.object({ conditionType: optionalString("A condition type of the pod's conditions.") })), "atomic").optional().describe("Pod readiness gates."),
-      resourceClaims: patchStrategy(listType(z.array(z.record(z.string(), z.unknown())), "map", ["name"]), "merge,retainKeys", "name").optional().describe("Resource claims of the pod."),
+      readinessGates: listType(z.array(z.object({ conditionType: optionalString("A condition type of the pod's conditions.") })), "atomic")
+        .optional()
+        .describe("Pod readiness gates."),
+      resourceClaims: patchStrategy(listType(z.array(z.record(z.string(), z.unknown())), "map", ["name"]), "merge,retainKeys", "name")
+        .optional()
+        .describe("Resource claims of the pod."),
       restartPolicy: optionalString("Always (default), OnFailure or Never."),
       runtimeClassName: optionalString("The RuntimeClass used to run this pod."),
       schedulerName: optionalString("The scheduler that dispatches the pod, default default-scheduler."),
@@ -227,10 +272,16 @@ export const podSpecSchema = named(
       subdomain: optionalString("The pod's subdomain, a DNS label."),
       terminationGracePeriodSeconds: int64().optional().describe("Seconds the pod needs to terminate gracefully, default 30."),
       tolerations: listType(z.array(tolerationSchema), "atomic").optional().describe("The pod's tolerations."),
-      topologySpreadConstraints: patchStrategy(listType(z.array(z.record(z.string(), z.unknown())), "map", ["topologyKey", "whenUnsatisfiable"]), "merge", "topologyKey")
+      topologySpreadConstraints: patchStrategy(
+        listType(z.array(z.record(z.string(), z.unknown())), "map", ["topologyKey", "whenUnsatisfiable"]),
+        "merge",
+        "topologyKey",
+      )
         .optional()
         .describe("How a group of pods ought to spread across topology domains."),
-      volumes: patchStrategy(listType(z.array(volumeSchema), "map", ["name"]), "merge,retainKeys", "name").optional().describe("Volumes that can be mounted by containers of the pod."),
+      volumes: patchStrategy(listType(z.array(volumeSchema), "map", ["name"]), "merge,retainKeys", "name")
+        .optional()
+        .describe("Volumes that can be mounted by containers of the pod."),
     })
     .meta({ description: "PodSpec is a description of a pod.", required: ["containers"] }),
   "api.core.v1.PodSpec",
@@ -266,7 +317,10 @@ export const containerStatusSchema = named(
       started: optionalBoolean("Whether the container has finished its postStart hook and passed its startup probe."),
       state: anyObject("Details about the container's current condition: waiting, running or terminated."),
     })
-    .meta({ description: "ContainerStatus contains details for the current status of this container.", required: ["name", "ready", "restartCount", "image", "imageID"] }),
+    .meta({
+      description: "ContainerStatus contains details for the current status of this container.",
+      required: ["name", "ready", "restartCount", "image", "imageID"],
+    }),
   "api.core.v1.ContainerStatus",
 );
 
@@ -276,18 +330,24 @@ const podIPSchema = z.object({ ip: optionalString("An IP address allocated to th
 export const podStatusSchema = named(
   z
     .object({
-      conditions: patchStrategy(listType(z.array(podConditionSchema), "map", ["type"]), "merge", "type").optional().describe("Current service state of pod."),
+      conditions: patchStrategy(listType(z.array(podConditionSchema), "map", ["type"]), "merge", "type")
+        .optional()
+        .describe("Current service state of pod."),
       containerStatuses: listType(z.array(containerStatusSchema), "atomic").optional().describe("The status of each container."),
       ephemeralContainerStatuses: listType(z.array(containerStatusSchema), "atomic").optional().describe("The status of each ephemeral container."),
       hostIP: optionalString("The IP address of the host the pod is assigned to."),
-      hostIPs: patchStrategy(listType(z.array(podIPSchema), "atomic"), "merge", "ip").optional().describe("The IP addresses of the host."),
+      hostIPs: patchStrategy(listType(z.array(podIPSchema), "atomic"), "merge", "ip")
+        .optional()
+        .describe("The IP addresses of the host."),
       initContainerStatuses: listType(z.array(containerStatusSchema), "atomic").optional().describe("The status of each init container."),
       message: optionalString("A human readable message indicating details about why the pod is in this condition."),
       nominatedNodeName: optionalString("The node the scheduler nominated the pod for when it preempted others."),
       observedGeneration: int64().optional().describe("The generation this status was set from."),
       phase: optionalString("Pending, Running, Succeeded, Failed or Unknown."),
       podIP: optionalString("The IP address allocated to the pod."),
-      podIPs: patchStrategy(listType(z.array(podIPSchema), "map", ["ip"]), "merge", "ip").optional().describe("The IP addresses allocated to the pod."),
+      podIPs: patchStrategy(listType(z.array(podIPSchema), "map", ["ip"]), "merge", "ip")
+        .optional()
+        .describe("The IP addresses allocated to the pod."),
       qosClass: optionalString("Guaranteed, Burstable or BestEffort."),
       reason: optionalString("A brief CamelCase message indicating details about why the pod is in this state."),
       resize: optionalString("Status of the desired resource resize."),
@@ -628,7 +688,8 @@ export function validatePod(object: APIObject, ctx?: Pick<StrategyContext, "doma
     if (v !== "") errors.push(...validateDNS1123Label(v, path.child(f)));
   }
   const grace = s["terminationGracePeriodSeconds"];
-  if (typeof grace === "number" && grace < 0) errors.push(invalidField(path.child("terminationGracePeriodSeconds"), grace, "must be greater than or equal to 0"));
+  if (typeof grace === "number" && grace < 0)
+    errors.push(invalidField(path.child("terminationGracePeriodSeconds"), grace, "must be greater than or equal to 0"));
   errors.push(...validateTolerations(s["tolerations"], path.child("tolerations")));
   list(s["imagePullSecrets"]).forEach((ref, i) => {
     if (str(record(ref)?.["name"]) === "") errors.push(requiredField(path.child("imagePullSecrets").index(i).child("name")));
@@ -670,7 +731,8 @@ export function validatePodUpdate(object: APIObject, old: APIObject): FieldError
   const deadline = s["activeDeadlineSeconds"];
   const oldDeadline = o["activeDeadlineSeconds"];
   if (typeof deadline === "number") {
-    if (deadline < 0 || deadline > 2147483647) return [invalidField(path.child("activeDeadlineSeconds"), deadline, "must be between 0 and 2147483647, inclusive")];
+    if (deadline < 0 || deadline > 2147483647)
+      return [invalidField(path.child("activeDeadlineSeconds"), deadline, "must be between 0 and 2147483647, inclusive")];
     if (typeof oldDeadline === "number" && oldDeadline < deadline) {
       return [invalidField(path.child("activeDeadlineSeconds"), deadline, "must be less than or equal to previous value")];
     }
@@ -776,7 +838,8 @@ export const podBindingAction: ActionSubresource = {
     if (current !== "") throw conflict(qr, name, `pod ${name} is already assigned to node "${current}"`);
     s["nodeName"] = str(record(body["target"])?.["name"]);
     const annotations = body.metadata?.annotations;
-    if (annotations && Object.keys(annotations).length) parent.metadata = { ...parent.metadata, annotations: { ...(parent.metadata?.annotations ?? {}), ...annotations } };
+    if (annotations && Object.keys(annotations).length)
+      parent.metadata = { ...parent.metadata, annotations: { ...(parent.metadata?.annotations ?? {}), ...annotations } };
     const status = record(parent["status"]) ?? {};
     const conditions = list(status["conditions"]).filter((c) => record(c)?.["type"] !== "PodScheduled");
     conditions.push({ type: "PodScheduled", status: "True" });
@@ -852,7 +915,11 @@ export function podStatusCell(object: APIObject): string {
       const terminated = record(state["terminated"]);
       if (waiting && str(waiting["reason"]) !== "") reason = str(waiting["reason"]);
       else if (terminated && str(terminated["reason"]) !== "") reason = str(terminated["reason"]);
-      else if (terminated) reason = typeof terminated["signal"] === "number" && terminated["signal"] !== 0 ? `Signal:${terminated["signal"]}` : `ExitCode:${String(terminated["exitCode"])}`;
+      else if (terminated)
+        reason =
+          typeof terminated["signal"] === "number" && terminated["signal"] !== 0
+            ? `Signal:${terminated["signal"]}`
+            : `ExitCode:${String(terminated["exitCode"])}`;
       else if (state["running"] && c["ready"] === true) running = true;
     }
     if (reason === "Completed" && running) {
@@ -919,9 +986,21 @@ export const podType: ResourceType = {
     tableColumns: [
       { name: "Ready", type: "string", description: "The number of containers that are ready.", priority: 0, cell: podReadyCell },
       { name: "Status", type: "string", description: "The aggregate status of the containers in this pod.", priority: 0, cell: podStatusCell },
-      { name: "Restarts", type: "string", description: "The number of times the containers in this pod have been restarted.", priority: 0, cell: podRestartsCell },
+      {
+        name: "Restarts",
+        type: "string",
+        description: "The number of times the containers in this pod have been restarted.",
+        priority: 0,
+        cell: podRestartsCell,
+      },
       { name: "IP", type: "string", description: "IP address assigned to the pod.", priority: 1, cell: (o) => none(str(record(o["status"])?.["podIP"])) },
-      { name: "Node", type: "string", description: "Name of the node the pod is assigned to.", priority: 1, cell: (o) => none(str(record(o["spec"])?.["nodeName"])) },
+      {
+        name: "Node",
+        type: "string",
+        description: "Name of the node the pod is assigned to.",
+        priority: 1,
+        cell: (o) => none(str(record(o["spec"])?.["nodeName"])),
+      },
       {
         name: "Nominated Node",
         type: "string",

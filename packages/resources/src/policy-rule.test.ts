@@ -74,7 +74,9 @@ describe("PolicyRule", () => {
 
 describe("escalation messages", () => {
   it("prints a rule as the reference's CompactString", () => {
-    expect(compactRuleString({ verbs: ["get", "list"], apiGroups: [""], resources: ["pods"] })).toBe('{APIGroups:[""], Resources:["pods"], Verbs:["get" "list"]}');
+    expect(compactRuleString({ verbs: ["get", "list"], apiGroups: [""], resources: ["pods"] })).toBe(
+      '{APIGroups:[""], Resources:["pods"], Verbs:["get" "list"]}',
+    );
     expect(compactRuleString({ verbs: ["get"], nonResourceURLs: ["/healthz"] })).toBe('{NonResourceURLs:["/healthz"], Verbs:["get"]}');
     expect(compactRuleString({ verbs: ["get"], apiGroups: ["apps"], resources: ["deployments"], resourceNames: ["web"] })).toBe(
       '{APIGroups:["apps"], Resources:["deployments"], ResourceNames:["web"], Verbs:["get"]}',

@@ -26,11 +26,23 @@ export const privilegedGroupName = "system:masters";
 export const policyRuleSchema = named(
   z
     .object({
-      apiGroups: atomicStrings().optional().describe('APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. "" represents the core API group and "*" represents all API groups.'),
-      nonResourceURLs: atomicStrings().optional().describe('NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path Since non-resource URLs are not namespaced, this field is only applicable for ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API resources (such as "pods" or "secrets") or non-resource URL paths (such as "/api"),  but not both.'),
-      resourceNames: atomicStrings().optional().describe("ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed."),
+      apiGroups: atomicStrings()
+        .optional()
+        .describe(
+          'APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. "" represents the core API group and "*" represents all API groups.',
+        ),
+      nonResourceURLs: atomicStrings()
+        .optional()
+        .describe(
+          'NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path Since non-resource URLs are not namespaced, this field is only applicable for ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API resources (such as "pods" or "secrets") or non-resource URL paths (such as "/api"),  but not both.',
+        ),
+      resourceNames: atomicStrings()
+        .optional()
+        .describe("ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed."),
       resources: atomicStrings().optional().describe("Resources is a list of resources this rule applies to. '*' represents all resources."),
-      verbs: atomicStrings().optional().describe("Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs."),
+      verbs: atomicStrings()
+        .optional()
+        .describe("Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs."),
     })
     .meta({
       description:

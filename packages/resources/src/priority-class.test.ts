@@ -29,7 +29,11 @@ describe("PriorityClass", () => {
     ["the system-node-critical class", pc({ value: 2_000_001_000 }, "system-node-critical"), []],
     ["an unknown system- name", pc({ value: 1 }, "system-mine"), [["metadata.name", "FieldValueForbidden"]]],
     ["a system class with a wrong value", pc({ value: 5 }, "system-cluster-critical"), [["metadata.name", "FieldValueForbidden"]]],
-    ["a system class as global default", pc({ value: 2_000_000_000, globalDefault: true }, "system-cluster-critical"), [["metadata.name", "FieldValueForbidden"]]],
+    [
+      "a system class as global default",
+      pc({ value: 2_000_000_000, globalDefault: true }, "system-cluster-critical"),
+      [["metadata.name", "FieldValueForbidden"]],
+    ],
   ])("validates %s", (_what, object, expected) => {
     expect(causes(validatePriorityClass(object))).toEqual(expected);
   });

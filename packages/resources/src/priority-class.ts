@@ -19,10 +19,7 @@ export const priorityClassV1Schema = kindSchema({
     .boolean()
     .optional()
     .describe("Whether this class is the default priority for pods without a priorityClassName; with several, the smallest value wins."),
-  preemptionPolicy: z
-    .string()
-    .optional()
-    .describe("The policy for preempting pods with lower priority: Never or PreemptLowerPriority (default)."),
+  preemptionPolicy: z.string().optional().describe("The policy for preempting pods with lower priority: Never or PreemptLowerPriority (default)."),
   value: int32().optional().describe("The integer priority value; the higher the value, the higher the priority."),
 }).meta({ description: "PriorityClass defines mapping from a priority class name to the priority integer value.", required: ["value"] });
 

@@ -32,7 +32,11 @@ describe("PriorityLevelConfiguration", () => {
     defaultPriorityLevelConfiguration(object);
     expect(object["spec"]).toEqual({
       type: "Limited",
-      limited: { assuredConcurrencyShares: 30, lendablePercent: 0, limitResponse: { type: "Queue", queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } } },
+      limited: {
+        assuredConcurrencyShares: 30,
+        lendablePercent: 0,
+        limitResponse: { type: "Queue", queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } },
+      },
     });
     const reject = pl({ type: "Limited", limited: { assuredConcurrencyShares: 5, limitResponse: { type: "Reject" } } });
     strategy.defaults?.(reject, ctx);
@@ -52,19 +56,69 @@ describe("PriorityLevelConfiguration", () => {
     ["a missing type", pl({}), [["spec.type", "FieldValueNotSupported"]]],
     ["Exempt with limited", pl({ type: "Exempt", limited: limited() }, "exempt"), [["spec.limited", "FieldValueForbidden"]]],
     ["Limited without limited", pl({ type: "Limited" }), [["spec.limited", "FieldValueRequired"]]],
-    ["zero shares", pl({ type: "Limited", limited: limited({ assuredConcurrencyShares: 0 }) }), [["spec.limited.assuredConcurrencyShares", "FieldValueInvalid"]]],
-    ["an unknown limit response", pl({ type: "Limited", limited: limited({}, { type: "Drop" }) }), [["spec.limited.limitResponse.type", "FieldValueNotSupported"]]],
-    ["Reject with queuing", pl({ type: "Limited", limited: limited({}, { type: "Reject", queuing }) }), [["spec.limited.limitResponse.queuing", "FieldValueForbidden"]]],
+    [
+      "zero shares",
+      pl({ type: "Limited", limited: limited({ assuredConcurrencyShares: 0 }) }),
+      [["spec.limited.assuredConcurrencyShares", "FieldValueInvalid"]],
+    ],
+    [
+      "an unknown limit response",
+      pl({ type: "Limited", limited: limited({}, { type: "Drop" }) }),
+      [["spec.limited.limitResponse.type", "FieldValueNotSupported"]],
+    ],
+    [
+      "Reject with queuing",
+      pl({ type: "Limited", limited: limited({}, { type: "Reject", queuing }) }),
+      [["spec.limited.limitResponse.queuing", "FieldValueForbidden"]],
+    ],
     ["Queue without queuing", pl({ type: "Limited", limited: limited({}, { type: "Queue" }) }), [["spec.limited.limitResponse.queuing", "FieldValueRequired"]]],
-    ["zero queues", pl({ type: "Limited", limited: limited({}, { type: "Queue", queuing: { ...queuing, queues: 0 } }) }), [["spec.limited.limitResponse.queuing.queues", "FieldValueInvalid"], ["spec.limited.limitResponse.queuing.handSize", "FieldValueInvalid"]]],
-    ["too many queues", pl({ type: "Limited", limited: limited({}, { type: "Queue", queuing: { ...queuing, queues: 10_000_001 } }) }), [["spec.limited.limitResponse.queuing.queues", "FieldValueInvalid"], ["spec.limited.limitResponse.queuing.handSize", "FieldValueInvalid"]]],
-    ["zero queue length", pl({ type: "Limited", limited: limited({}, { type: "Queue", queuing: { ...queuing, queueLengthLimit: 0 } }) }), [["spec.limited.limitResponse.queuing.queueLengthLimit", "FieldValueInvalid"]]],
-    ["zero hand size", pl({ type: "Limited", limited: limited({}, { type: "Queue", queuing: { ...queuing, handSize: 0 } }) }), [["spec.limited.limitResponse.queuing.handSize", "FieldValueInvalid"]]],
-    ["a hand larger than the queues", pl({ type: "Limited", limited: limited({}, { type: "Queue", queuing: { ...queuing, queues: 4, handSize: 5 } }) }), [["spec.limited.limitResponse.queuing.handSize", "FieldValueInvalid"]]],
-    ["a hand needing more than 60 entropy bits", pl({ type: "Limited", limited: limited({}, { type: "Queue", queuing: { ...queuing, queues: 1024, handSize: 7 } }) }), [["spec.limited.limitResponse.queuing.handSize", "FieldValueInvalid"]]],
+    [
+      "zero queues",
+      pl({ type: "Limited", limited: limited({}, { type: "Queue", queuing: { ...queuing, queues: 0 } }) }),
+      [
+        ["spec.limited.limitResponse.queuing.queues", "FieldValueInvalid"],
+        ["spec.limited.limitResponse.queuing.handSize", "FieldValueInvalid"],
+      ],
+    ],
+    [
+      "too many queues",
+      pl({ type: "Limited", limited: limited({}, { type: "Queue", queuing: { ...queuing, queues: 10_000_001 } }) }),
+      [
+        ["spec.limited.limitResponse.queuing.queues", "FieldValueInvalid"],
+        ["spec.limited.limitResponse.queuing.handSize", "FieldValueInvalid"],
+      ],
+    ],
+    [
+      "zero queue length",
+      pl({ type: "Limited", limited: limited({}, { type: "Queue", queuing: { ...queuing, queueLengthLimit: 0 } }) }),
+      [["spec.limited.limitResponse.queuing.queueLengthLimit", "FieldValueInvalid"]],
+    ],
+    [
+      "zero hand size",
+      pl({ type: "Limited", limited: limited({}, { type: "Queue", queuing: { ...queuing, handSize: 0 } }) }),
+      [["spec.limited.limitResponse.queuing.handSize", "FieldValueInvalid"]],
+    ],
+    [
+      "a hand larger than the queues",
+      pl({ type: "Limited", limited: limited({}, { type: "Queue", queuing: { ...queuing, queues: 4, handSize: 5 } }) }),
+      [["spec.limited.limitResponse.queuing.handSize", "FieldValueInvalid"]],
+    ],
+    [
+      "a hand needing more than 60 entropy bits",
+      pl({ type: "Limited", limited: limited({}, { type: "Queue", queuing: { ...queuing, queues: 1024, handSize: 7 } }) }),
+      [["spec.limited.limitResponse.queuing.handSize", "FieldValueInvalid"]],
+    ],
     ["lendablePercent 101", pl({ type: "Limited", limited: limited({ lendablePercent: 101 }) }), [["spec.limited.lendablePercent", "FieldValueInvalid"]]],
-    ["a negative borrowingLimitPercent", pl({ type: "Limited", limited: limited({ borrowingLimitPercent: -1 }) }), [["spec.limited.borrowingLimitPercent", "FieldValueInvalid"]]],
-    ["duplicate condition types", pl({ type: "Exempt" }, "exempt", { conditions: [{ type: "A" }, { type: "A" }] }), [["status.conditions[1].type", "FieldValueDuplicate"]]],
+    [
+      "a negative borrowingLimitPercent",
+      pl({ type: "Limited", limited: limited({ borrowingLimitPercent: -1 }) }),
+      [["spec.limited.borrowingLimitPercent", "FieldValueInvalid"]],
+    ],
+    [
+      "duplicate condition types",
+      pl({ type: "Exempt" }, "exempt", { conditions: [{ type: "A" }, { type: "A" }] }),
+      [["status.conditions[1].type", "FieldValueDuplicate"]],
+    ],
   ])("validates %s", (_what, object, expected) => {
     expect(causes(validatePriorityLevelConfiguration(object))).toEqual(expected);
   });

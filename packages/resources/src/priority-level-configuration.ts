@@ -6,15 +6,7 @@
  * queues, hand size 8, queue length 50) must be positive.
  * @module
  */
-import {
-  FieldPath,
-  forbiddenField,
-  invalidField,
-  notSupportedField,
-  requiredField,
-  type APIObject,
-  type FieldError,
-} from "@orch/meta";
+import { FieldPath, forbiddenField, invalidField, notSupportedField, requiredField, type APIObject, type FieldError } from "@orch/meta";
 import { z } from "zod";
 import { flowControlStatusSchemas, statusHooks, validateConditionTypes } from "./internal/cluster-rules.js";
 import { record, str } from "./internal/rules.js";
@@ -147,7 +139,8 @@ function validateLimited(limited: Record<string, unknown>, path: FieldPath): Fie
   const type = str(response["type"]);
   const queuing = record(response["queuing"]);
   if (type === "Reject") {
-    if (response["queuing"] !== undefined) errors.push(forbiddenField(responsePath.child("queuing"), "must be nil if limited.limitResponse.type is not Limited"));
+    if (response["queuing"] !== undefined)
+      errors.push(forbiddenField(responsePath.child("queuing"), "must be nil if limited.limitResponse.type is not Limited"));
   } else if (type === "Queue") {
     if (!queuing) errors.push(requiredField(responsePath.child("queuing"), "must not be empty if limited.limitResponse.type is Limited"));
     else errors.push(...validateQueuing(queuing, responsePath.child("queuing")));

@@ -58,7 +58,13 @@ describe("ResourceRegistry", () => {
   });
 
   it("prefers the storage version and orders the rest by version priority", () => {
-    const r = new ResourceRegistry([widget([{ name: "v1alpha1", storage: false }, { name: "v1beta1", storage: true }, { name: "v2", storage: false }])]);
+    const r = new ResourceRegistry([
+      widget([
+        { name: "v1alpha1", storage: false },
+        { name: "v1beta1", storage: true },
+        { name: "v2", storage: false },
+      ]),
+    ]);
     expect(r.group("things.orch.io")).toEqual({ name: "things.orch.io", versions: ["v1beta1", "v2", "v1alpha1"], preferredVersion: "v1beta1" });
     expect(["v1alpha1", "foo", "v1", "v1beta2", "v2", "v1beta1"].sort(compareVersions)).toEqual(["v2", "v1", "v1beta2", "v1beta1", "v1alpha1", "foo"]);
   });
@@ -67,8 +73,26 @@ describe("ResourceRegistry", () => {
     ["a resource twice", [configMapType, configMapType], "resource configmaps is registered twice"],
     ["a kind twice", [configMapType, { ...configMapType, resource: "cms" }], "kind ConfigMap is registered twice"],
     ["no version", [widget([])], "has no version"],
-    ["two storage versions", [widget([{ name: "v1", storage: true }, { name: "v2", storage: true }])], "more than one storage version"],
-    ["a version twice", [widget([{ name: "v1", storage: true }, { name: "v1", storage: false }])], "lists a version twice"],
+    [
+      "two storage versions",
+      [
+        widget([
+          { name: "v1", storage: true },
+          { name: "v2", storage: true },
+        ]),
+      ],
+      "more than one storage version",
+    ],
+    [
+      "a version twice",
+      [
+        widget([
+          { name: "v1", storage: true },
+          { name: "v1", storage: false },
+        ]),
+      ],
+      "lists a version twice",
+    ],
   ])("rejects %s at construction", (_what, types, message) => {
     expect(() => new ResourceRegistry(types as ResourceType[])).toThrow(message);
   });

@@ -214,10 +214,7 @@ export class ResourceRegistry {
     const matches = this.resources.filter(
       (r) =>
         (wantedGroup === undefined || r.group === wantedGroup) &&
-        (r.type.resource === wanted ||
-          r.type.singular === wanted ||
-          r.type.kind.toLowerCase() === wanted ||
-          (r.type.shortNames ?? []).includes(wanted)),
+        (r.type.resource === wanted || r.type.singular === wanted || r.type.kind.toLowerCase() === wanted || (r.type.shortNames ?? []).includes(wanted)),
     );
     return matches.sort((a, b) => (a.group === "" ? -1 : b.group === "" ? 1 : 0));
   }

@@ -2,13 +2,24 @@ import { formatFieldError, type APIObject, type FieldError } from "@orch/meta";
 import { describe, expect, it } from "vitest";
 import { resourceQuotaType, validateResourceQuota } from "./resource-quota.js";
 
-const quota = (spec: Record<string, unknown>, status?: Record<string, unknown>): APIObject => ({ metadata: { name: "q", namespace: "ns" }, spec, ...(status ? { status } : {}) });
+const quota = (spec: Record<string, unknown>, status?: Record<string, unknown>): APIObject => ({
+  metadata: { name: "q", namespace: "ns" },
+  spec,
+  ...(status ? { status } : {}),
+});
 const causes = (errors: FieldError[]) => errors.map((e) => ({ field: e.field, type: e.type }));
 const ctx = { domain: "orch.io", now: 0 };
 
 describe("ResourceQuota", () => {
   it("is a namespaced core v1 kind with short name quota and a status", () => {
-    expect(resourceQuotaType).toMatchObject({ group: "", resource: "resourcequotas", kind: "ResourceQuota", scope: "Namespaced", shortNames: ["quota"], subresources: ["status"] });
+    expect(resourceQuotaType).toMatchObject({
+      group: "",
+      resource: "resourcequotas",
+      kind: "ResourceQuota",
+      scope: "Namespaced",
+      shortNames: ["quota"],
+      subresources: ["status"],
+    });
   });
 
   it("accepts hard limits, scopes and a scope selector", () => {
@@ -30,8 +41,16 @@ describe("ResourceQuota", () => {
     ["an unknown scope", quota({ hard: { pods: "1" }, scopes: ["Sometimes"] }), [{ field: "spec.scopes", type: "FieldValueInvalid" }]],
     ["conflicting scopes", quota({ hard: { pods: "1" }, scopes: ["BestEffort", "NotBestEffort"] }), [{ field: "spec.scopes", type: "FieldValueInvalid" }]],
     ["a scope not valid for a resource", quota({ hard: { cpu: "1" }, scopes: ["BestEffort"] }), [{ field: "spec.scopes", type: "FieldValueInvalid" }]],
-    ["a bad selector operator", quota({ scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "Is" }] } }), [{ field: "spec.scopeSelector.matchExpressions[0].operator", type: "FieldValueNotSupported" }]],
-    ["In without values", quota({ scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "In" }] } }), [{ field: "spec.scopeSelector.matchExpressions[0].values", type: "FieldValueRequired" }]],
+    [
+      "a bad selector operator",
+      quota({ scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "Is" }] } }),
+      [{ field: "spec.scopeSelector.matchExpressions[0].operator", type: "FieldValueNotSupported" }],
+    ],
+    [
+      "In without values",
+      quota({ scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "In" }] } }),
+      [{ field: "spec.scopeSelector.matchExpressions[0].values", type: "FieldValueRequired" }],
+    ],
     ["a negative used", quota({}, { used: { pods: "-1" } }), [{ field: "status.used[pods]", type: "FieldValueInvalid" }]],
   ])("refuses %s", (_what, object, expected) => {
     expect(causes(validateResourceQuota(object))).toEqual(expected);

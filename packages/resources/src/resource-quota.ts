@@ -13,7 +13,15 @@ import { named } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
 /** The standard quota scopes. */
-export const quotaScopes = ["BestEffort", "CrossNamespacePodAffinity", "NotBestEffort", "NotTerminating", "PriorityClass", "Terminating", "VolumeAttributesClass"] as const;
+export const quotaScopes = [
+  "BestEffort",
+  "CrossNamespacePodAffinity",
+  "NotBestEffort",
+  "NotTerminating",
+  "PriorityClass",
+  "Terminating",
+  "VolumeAttributesClass",
+] as const;
 
 /** `ScopedResourceSelectorRequirement`. */
 export const scopedResourceSelectorRequirementSchema = named(
@@ -23,7 +31,10 @@ export const scopedResourceSelectorRequirementSchema = named(
       scopeName: z.string().optional().describe("The name of the scope that the selector applies to."),
       values: listType(z.array(z.string()), "atomic").optional().describe("Values for In and NotIn; empty for Exists and DoesNotExist."),
     })
-    .meta({ description: "A scoped-resource selector requirement is a selector that contains values, a scope name, and an operator.", required: ["scopeName", "operator"] }),
+    .meta({
+      description: "A scoped-resource selector requirement is a selector that contains values, a scope name, and an operator.",
+      required: ["scopeName", "operator"],
+    }),
   "api.core.v1.ScopedResourceSelectorRequirement",
 );
 
@@ -33,7 +44,9 @@ export const resourceQuotaSpecSchema = named(
     .object({
       hard: resourceList().optional().describe("The desired hard limits for each named resource."),
       scopeSelector: z
-        .object({ matchExpressions: listType(z.array(scopedResourceSelectorRequirementSchema), "atomic").optional().describe("Scope selector requirements by scope.") })
+        .object({
+          matchExpressions: listType(z.array(scopedResourceSelectorRequirementSchema), "atomic").optional().describe("Scope selector requirements by scope."),
+        })
         .optional()
         .describe("Scopes the tracked objects must match, ANDed with scopes."),
       scopes: listType(z.array(z.string()), "atomic").optional().describe("Filters that must match each object tracked by a quota."),
@@ -62,7 +75,17 @@ export const resourceQuotaV1Schema = kindSchema(
   "ResourceQuota sets aggregate quota restrictions enforced per namespace.",
 );
 
-const integerResources = new Set(["pods", "services", "replicationcontrollers", "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"]);
+const integerResources = new Set([
+  "pods",
+  "services",
+  "replicationcontrollers",
+  "resourcequotas",
+  "secrets",
+  "configmaps",
+  "persistentvolumeclaims",
+  "services.nodeports",
+  "services.loadbalancers",
+]);
 const podComputeResources = new Set(["cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory"]);
 
 // The reference's IsResourceQuotaScopeValidForResource.
@@ -111,11 +134,13 @@ function validateScopeSelector(spec: Record<string, unknown>, path: FieldPath): 
     switch (operator) {
       case "In":
       case "NotIn":
-        if (values.length === 0) errors.push(requiredField(at.child("values"), "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"));
+        if (values.length === 0)
+          errors.push(requiredField(at.child("values"), "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"));
         break;
       case "Exists":
       case "DoesNotExist":
-        if (values.length !== 0) errors.push(invalidField(at.child("values"), values, "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
+        if (values.length !== 0)
+          errors.push(invalidField(at.child("values"), values, "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
         break;
       default:
         errors.push(notSupportedField(at.child("operator"), operator, ["DoesNotExist", "Exists", "In", "NotIn"]));
@@ -141,7 +166,8 @@ export function validateResourceQuota(object: APIObject): FieldError[] {
   for (const scope of scopes) {
     if (!(quotaScopes as readonly string[]).includes(scope)) errors.push(invalidField(path.child("scopes"), scopes, "unsupported scope"));
     for (const k of [...hard].sort()) {
-      if (isStandardResourceName(k) && !scopeValidFor(scope, k)) errors.push(invalidField(path.child("scopes"), scopes, "unsupported scope applied to resource"));
+      if (isStandardResourceName(k) && !scopeValidFor(scope, k))
+        errors.push(invalidField(path.child("scopes"), scopes, "unsupported scope applied to resource"));
     }
   }
   const set = new Set(scopes);

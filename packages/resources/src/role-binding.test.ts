@@ -21,7 +21,12 @@ const podRule = { verbs: ["get"], apiGroups: [""], resources: ["pods"] };
 describe("RoleBinding and ClusterRoleBinding", () => {
   it("are rbac.authorization.{domain}/v1 kinds, namespaced and cluster-scoped", () => {
     expect(roleBindingType).toMatchObject({ group: "rbac.authorization.{domain}", resource: "rolebindings", kind: "RoleBinding", scope: "Namespaced" });
-    expect(clusterRoleBindingType).toMatchObject({ group: "rbac.authorization.{domain}", resource: "clusterrolebindings", kind: "ClusterRoleBinding", scope: "Cluster" });
+    expect(clusterRoleBindingType).toMatchObject({
+      group: "rbac.authorization.{domain}",
+      resource: "clusterrolebindings",
+      kind: "ClusterRoleBinding",
+      scope: "Cluster",
+    });
   });
 
   it("defaults roleRef.apiGroup and the apiGroup of users and groups, not of service accounts", () => {
@@ -55,7 +60,11 @@ describe("RoleBinding and ClusterRoleBinding", () => {
   });
 
   it.each([
-    ["an unknown roleRef kind", { roleRef: { ...roleRef, kind: "Pod" } }, [["roleRef.kind", "FieldValueNotSupported", 'supported values: "Role", "ClusterRole"']]],
+    [
+      "an unknown roleRef kind",
+      { roleRef: { ...roleRef, kind: "Pod" } },
+      [["roleRef.kind", "FieldValueNotSupported", 'supported values: "Role", "ClusterRole"']],
+    ],
     ["another group", { roleRef: { ...roleRef, apiGroup: "apps" } }, [["roleRef.apiGroup", "FieldValueNotSupported", `supported values: "${group}"`]]],
     ["no role name", { roleRef: { apiGroup: group, kind: "Role" } }, [["roleRef.name", "FieldValueRequired", ""]]],
     ["a role name that is not a path segment", { roleRef: { ...roleRef, name: ".." } }, [["roleRef.name", "FieldValueInvalid", "may not be '..'"]]],
@@ -72,8 +81,16 @@ describe("RoleBinding and ClusterRoleBinding", () => {
         ["subjects[0].name", "FieldValueInvalid", "user name cannot be empty"],
       ],
     ],
-    ["a group of another API group", { roleRef, subjects: [{ kind: "Group", name: "g", apiGroup: "x" }] }, [["subjects[0].apiGroup", "FieldValueNotSupported", `supported values: "${group}"`]]],
-    ["a service account with an API group", { roleRef, subjects: [{ kind: "ServiceAccount", name: "sa", apiGroup: group }] }, [["subjects[0].apiGroup", "FieldValueNotSupported", 'supported values: ""']]],
+    [
+      "a group of another API group",
+      { roleRef, subjects: [{ kind: "Group", name: "g", apiGroup: "x" }] },
+      [["subjects[0].apiGroup", "FieldValueNotSupported", `supported values: "${group}"`]],
+    ],
+    [
+      "a service account with an API group",
+      { roleRef, subjects: [{ kind: "ServiceAccount", name: "sa", apiGroup: group }] },
+      [["subjects[0].apiGroup", "FieldValueNotSupported", 'supported values: ""']],
+    ],
     [
       "a service account name that is not a DNS subdomain",
       { roleRef, subjects: [{ kind: "ServiceAccount", name: "Sa" }] },
@@ -102,7 +119,9 @@ describe("RoleBinding and ClusterRoleBinding", () => {
   it("refuses a change of roleRef with the reference's message", () => {
     const old = binding({ roleRef, subjects: [] });
     expect(validateRBACBindingUpdate(binding({ roleRef: { ...roleRef }, subjects: [{ kind: "User", name: "x" }] }), old)).toEqual([]);
-    expect(errorsOf(validateRBACBindingUpdate(binding({ roleRef: { ...roleRef, name: "other" } }), old))).toEqual([["roleRef", "FieldValueInvalid", "cannot change roleRef"]]);
+    expect(errorsOf(validateRBACBindingUpdate(binding({ roleRef: { ...roleRef, name: "other" } }), old))).toEqual([
+      ["roleRef", "FieldValueInvalid", "cannot change roleRef"],
+    ]);
   });
 
   it("prints Name, Role and Age, and wide Users, Groups and ServiceAccounts", () => {
@@ -172,7 +191,9 @@ describe("binding escalation checks", () => {
   it("lets a caller that may bind the role bind it, asking in the binding's namespace", async () => {
     const { ctx, asked, covered, read } = fake({ bind: true, holdsNothing: true });
     await checkRoleBinding(binding({ roleRef }), undefined, ctx);
-    expect(asked).toEqual([{ user: alice, verb: "bind", resourceRequest: true, apiGroup: group, resource: "roles", subresource: "", namespace: "ns", name: "pod-reader" }]);
+    expect(asked).toEqual([
+      { user: alice, verb: "bind", resourceRequest: true, apiGroup: group, resource: "roles", subresource: "", namespace: "ns", name: "pod-reader" },
+    ]);
     expect(covered).toEqual([]);
     expect(read).toEqual([]);
   });

@@ -113,7 +113,6 @@ export function defaultRBACBinding(object: APIObject, ctx: Pick<StrategyContext,
   }
 }
 
-
 /**
  * The reference's `validateRoleBindingSubject` for the subject at `path`: `name` required;
  * `kind` one of {@link subjectKinds} (NotSupported); a ServiceAccount with a DNS-subdomain name,
@@ -269,7 +268,13 @@ export const bindingTableColumns: readonly TableColumn[] = [
   ageColumn,
   { name: "Users", type: "string", description: "Users in the roleBinding", priority: 1, cell: (o) => subjectsStrings(o).users.join(", ") },
   { name: "Groups", type: "string", description: "Groups in the roleBinding", priority: 1, cell: (o) => subjectsStrings(o).groups.join(", ") },
-  { name: "ServiceAccounts", type: "string", description: "ServiceAccounts in the roleBinding", priority: 1, cell: (o) => subjectsStrings(o).serviceAccounts.join(", ") },
+  {
+    name: "ServiceAccounts",
+    type: "string",
+    description: "ServiceAccounts in the roleBinding",
+    priority: 1,
+    cell: (o) => subjectsStrings(o).serviceAccounts.join(", "),
+  },
 ];
 
 /** The RoleBinding resource type. */

@@ -55,14 +55,25 @@ describe("Role", () => {
     expect(errorsOf(validateRole(role([podRule, { verbs: ["get"], nonResourceURLs: ["/healthz"] }])))).toEqual([
       ["rules[1].nonResourceURLs", "FieldValueInvalid", "namespaced rules cannot apply to non-resource URLs"],
     ]);
-    expect(errorsOf(validateRole(role([{ apiGroups: [""], resources: ["pods"] }])))).toEqual([["rules[0].verbs", "FieldValueRequired", "verbs must contain at least one value"]]);
+    expect(errorsOf(validateRole(role([{ apiGroups: [""], resources: ["pods"] }])))).toEqual([
+      ["rules[0].verbs", "FieldValueRequired", "verbs must contain at least one value"],
+    ]);
   });
 
   it("lets a caller that may escalate roles write any rules, asking by name on an update only, as the reference", async () => {
     const { ctx, asked, covered } = fake({ escalate: true, holdsNothing: true });
     await check(role([podRule]), undefined, ctx);
     await check(role([podRule, { ...podRule, verbs: ["list"] }]), role([podRule]), ctx);
-    const attributes = { user: alice, verb: "escalate", resourceRequest: true, apiGroup: "rbac.authorization.k8s.io", apiVersion: "*", resource: "roles", subresource: "", namespace: "ns" };
+    const attributes = {
+      user: alice,
+      verb: "escalate",
+      resourceRequest: true,
+      apiGroup: "rbac.authorization.k8s.io",
+      apiVersion: "*",
+      resource: "roles",
+      subresource: "",
+      namespace: "ns",
+    };
     expect(asked).toEqual([
       { ...attributes, name: "" },
       { ...attributes, name: "pod-reader" },
@@ -95,7 +106,9 @@ describe("Role", () => {
   });
 
   it("passes for system:masters, without a user, and on a server without RBAC", async () => {
-    await expect(check(role([podRule]), undefined, fake({ holdsNothing: true, user: { name: "root", groups: ["system:masters"] } }).ctx)).resolves.toBeUndefined();
+    await expect(
+      check(role([podRule]), undefined, fake({ holdsNothing: true, user: { name: "root", groups: ["system:masters"] } }).ctx),
+    ).resolves.toBeUndefined();
     await expect(check(role([podRule]), undefined, { domain: "k8s.io", now: 0 })).resolves.toBeUndefined();
     await expect(check(role([podRule]), undefined, { domain: "k8s.io", now: 0, user: alice })).resolves.toBeUndefined();
   });

@@ -7,7 +7,16 @@
  */
 import { FieldPath, listType, type APIObject, type FieldError } from "@orch/meta";
 import { z } from "zod";
-import { confirmNoEscalation, escalationAllowed, isOnlyMutatingGCFields, policyRuleSchema, policyRulesOf, rbacGroup, rbacGroupPattern, validatePolicyRules } from "./policy-rule.js";
+import {
+  confirmNoEscalation,
+  escalationAllowed,
+  isOnlyMutatingGCFields,
+  policyRuleSchema,
+  policyRulesOf,
+  rbacGroup,
+  rbacGroupPattern,
+  validatePolicyRules,
+} from "./policy-rule.js";
 import type { ResourceType, StrategyContext } from "./resource-type.js";
 import { kindSchema } from "./schema/object-meta.js";
 

@@ -19,7 +19,17 @@ describe("RuntimeClass", () => {
   });
 
   it.each([
-    ["a valid class", rc({ overhead: { podFixed: { cpu: "250m", memory: "64Mi" } }, scheduling: { nodeSelector: { "runtime/gvisor": "yes" }, tolerations: [{ key: "k", operator: "Equal", value: "v", effect: "NoExecute", tolerationSeconds: 30 }] } }), []],
+    [
+      "a valid class",
+      rc({
+        overhead: { podFixed: { cpu: "250m", memory: "64Mi" } },
+        scheduling: {
+          nodeSelector: { "runtime/gvisor": "yes" },
+          tolerations: [{ key: "k", operator: "Equal", value: "v", effect: "NoExecute", tolerationSeconds: 30 }],
+        },
+      }),
+      [],
+    ],
     ["a match-all toleration", tol({ operator: "Exists" }), []],
     ["a missing handler", rc({ handler: undefined }), [["handler", "FieldValueRequired"]]],
     ["a handler that is not a DNS label", rc({ handler: "Run.SC" }), [["handler", "FieldValueInvalid"]]],
@@ -31,16 +41,31 @@ describe("RuntimeClass", () => {
     ["a value with Exists", tol({ key: "k", operator: "Exists", value: "v" }), [["scheduling.tolerations[0].operator", "FieldValueInvalid"]]],
     ["a value that is no label value", tol({ key: "k", value: "a b" }), [["scheduling.tolerations[0].operator", "FieldValueInvalid"]]],
     ["an unknown effect", tol({ key: "k", effect: "Evict" }), [["scheduling.tolerations[0].effect", "FieldValueNotSupported"]]],
-    ["tolerationSeconds without NoExecute", tol({ key: "k", effect: "NoSchedule", tolerationSeconds: 5 }), [["scheduling.tolerations[0].effect", "FieldValueInvalid"]]],
+    [
+      "tolerationSeconds without NoExecute",
+      tol({ key: "k", effect: "NoSchedule", tolerationSeconds: 5 }),
+      [["scheduling.tolerations[0].effect", "FieldValueInvalid"]],
+    ],
     ["a bad toleration key", tol({ key: "a b", operator: "Exists" }), [["scheduling.tolerations[0].key", "FieldValueInvalid"]]],
-    ["a duplicate toleration", tol({ key: "k", operator: "Exists" }, { key: "k", operator: "Exists", tolerationSeconds: 1, effect: "" }), [["scheduling.tolerations[1].effect", "FieldValueInvalid"], ["scheduling.tolerations[1]", "FieldValueDuplicate"]]],
+    [
+      "a duplicate toleration",
+      tol({ key: "k", operator: "Exists" }, { key: "k", operator: "Exists", tolerationSeconds: 1, effect: "" }),
+      [
+        ["scheduling.tolerations[1].effect", "FieldValueInvalid"],
+        ["scheduling.tolerations[1]", "FieldValueDuplicate"],
+      ],
+    ],
   ])("validates %s", (_what, object, expected) => {
     expect(causes(validateRuntimeClass(object))).toEqual(expected);
   });
 
   it("prints the reference's toleration messages", () => {
-    expect(validateRuntimeClass(tol({ operator: "Equal" }))[0]?.detail).toBe('operator must be Exists when `key` is empty, which means "match all values and all keys"');
-    expect(validateRuntimeClass(tol({ key: "k", effect: "NoSchedule", tolerationSeconds: 5 }))[0]?.detail).toBe("effect must be 'NoExecute' when `tolerationSeconds` is set");
+    expect(validateRuntimeClass(tol({ operator: "Equal" }))[0]?.detail).toBe(
+      'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+    );
+    expect(validateRuntimeClass(tol({ key: "k", effect: "NoSchedule", tolerationSeconds: 5 }))[0]?.detail).toBe(
+      "effect must be 'NoExecute' when `tolerationSeconds` is set",
+    );
     expect(validateRuntimeClass(tol({ key: "k", operator: "Exists", value: "v" }))[0]?.detail).toBe("value must be empty when `operator` is 'Exists'");
   });
 

@@ -56,7 +56,6 @@ export const runtimeClassV1Schema = kindSchema({
   scheduling: runtimeClassSchedulingSchema.optional().describe("Scheduling holds the scheduling constraints of pods running with this RuntimeClass."),
 }).meta({ description: "RuntimeClass defines a class of container runtime supported in the cluster.", required: ["handler"] });
 
-
 const standardContainerResources = new Set(["cpu", "memory", "ephemeral-storage"]);
 
 function validateResourceList(map: Record<string, unknown>, path: FieldPath): FieldError[] {

@@ -42,7 +42,7 @@ describe("Secret", () => {
   });
 
   it("validates keys and limits the decoded data to 1 MiB", () => {
-    expect(messages(validateSecret(secret({ data: { "a/b": "" } }), ctx))[0]).toContain("data[a/b]: Invalid value: \"a/b\": a valid config key");
+    expect(messages(validateSecret(secret({ data: { "a/b": "" } }), ctx))[0]).toContain('data[a/b]: Invalid value: "a/b": a valid config key');
     const big = b64("x".repeat(1024 * 1024));
     expect(validateSecret(secret({ data: { a: big } }), ctx)).toEqual([]);
     expect(messages(validateSecret(secret({ data: { a: big, b: b64("y") } }), ctx))).toEqual(["data: Too long: must have at most 1048576 bytes"]);
@@ -54,17 +54,17 @@ describe("Secret", () => {
     [t.serviceAccountToken, {}, { "orch.io/service-account.name": "default" }, []],
     [t.dockerConfigJSON, {}, undefined, ["data[.dockerconfigjson]: Required value"]],
     [t.dockerConfigJSON, { ".dockerconfigjson": b64('{"auths":{}}') }, undefined, []],
-    [t.dockercfg, { ".dockercfg": b64("[]") }, undefined, ['data[.dockercfg]: Invalid value: "<secret contents redacted>": json: cannot unmarshal array into Go value of type map[string]interface {}']],
+    [
+      t.dockercfg,
+      { ".dockercfg": b64("[]") },
+      undefined,
+      ['data[.dockercfg]: Invalid value: "<secret contents redacted>": json: cannot unmarshal array into Go value of type map[string]interface {}'],
+    ],
     [t.basicAuth, {}, undefined, ["data[username]: Required value", "data[password]: Required value"]],
     [t.basicAuth, { password: "" }, undefined, []],
     [t.sshAuth, {}, undefined, ["data[ssh-privatekey]: Required value"]],
     [t.tls, { "tls.crt": "" }, undefined, ["data[tls.key]: Required value"]],
-    [
-      t.bootstrapToken,
-      {},
-      undefined,
-      ["data[token-id]: Required value", "data[token-secret]: Required value"],
-    ],
+    [t.bootstrapToken, {}, undefined, ["data[token-id]: Required value", "data[token-secret]: Required value"]],
     ["Opaque", {}, undefined, []],
   ])("type %s with data %j needs its keys", (type, data, annotations, expected) => {
     expect(messages(validateSecret(secret({ type, data }, annotations), ctx))).toEqual(expected);
@@ -75,7 +75,10 @@ describe("Secret", () => {
     expect(messages(validateSecret(secret({ type: "kubernetes.io/service-account-token" }), { domain: "k8s.io" }))).toEqual([
       "metadata.annotations[kubernetes.io/service-account.name]: Required value",
     ]);
-    expect(messages(validateSecret(secret({ type: "kubernetes.io/tls", data: {} }), { domain: "k8s.io" }))).toEqual(["data[tls.crt]: Required value", "data[tls.key]: Required value"]);
+    expect(messages(validateSecret(secret({ type: "kubernetes.io/tls", data: {} }), { domain: "k8s.io" }))).toEqual([
+      "data[tls.crt]: Required value",
+      "data[tls.key]: Required value",
+    ]);
   });
 
   it("keeps type and, once immutable, data unchanged", () => {
@@ -128,9 +131,27 @@ describe("Secret", () => {
 
     it.each([
       ["a bad token id", { "token-id": "ABC" }, "data[token-id]", "FieldValueInvalid", 'data[token-id]: Invalid value: "ABC": must match [a-z0-9]{6}'],
-      ["a token secret of the wrong length", { "token-secret": "0123456789abcdef0" }, "data[token-secret]", "FieldValueInvalid", 'data[token-secret]: Invalid value: "<secret data>": must match [a-z0-9]{16}'],
-      ["a bad expiration", { expiration: "2026-13-01T00:00:00Z" }, "data[expiration]", "FieldValueInvalid", 'data[expiration]: Invalid value: "2026-13-01T00:00:00Z": must be an RFC 3339 time such as 2006-01-02T15:04:05Z'],
-      ["a usage other than true", { "usage-bootstrap-authentication": "yes" }, "data[usage-bootstrap-authentication]", "FieldValueInvalid", 'data[usage-bootstrap-authentication]: Invalid value: "yes": must be "true" when present'],
+      [
+        "a token secret of the wrong length",
+        { "token-secret": "0123456789abcdef0" },
+        "data[token-secret]",
+        "FieldValueInvalid",
+        'data[token-secret]: Invalid value: "<secret data>": must match [a-z0-9]{16}',
+      ],
+      [
+        "a bad expiration",
+        { expiration: "2026-13-01T00:00:00Z" },
+        "data[expiration]",
+        "FieldValueInvalid",
+        'data[expiration]: Invalid value: "2026-13-01T00:00:00Z": must be an RFC 3339 time such as 2006-01-02T15:04:05Z',
+      ],
+      [
+        "a usage other than true",
+        { "usage-bootstrap-authentication": "yes" },
+        "data[usage-bootstrap-authentication]",
+        "FieldValueInvalid",
+        'data[usage-bootstrap-authentication]: Invalid value: "yes": must be "true" when present',
+      ],
       [
         "an extra group without the system:bootstrappers: prefix",
         { "auth-extra-groups": "system:masters" },
@@ -148,9 +169,15 @@ describe("Secret", () => {
     });
 
     it("checks data given as base64 too, and a bad token id under k8s.io", () => {
-      const object: APIObject = { metadata: { name: "bootstrap-token-abcdef", namespace: "orch-system" }, type: t.bootstrapToken, data: { "token-id": b64("abcdef"), "token-secret": b64("short") } };
+      const object: APIObject = {
+        metadata: { name: "bootstrap-token-abcdef", namespace: "orch-system" },
+        type: t.bootstrapToken,
+        data: { "token-id": b64("abcdef"), "token-secret": b64("short") },
+      };
       expect(messages(create(object))).toEqual(['data[token-secret]: Invalid value: "<secret data>": must match [a-z0-9]{16}']);
-      expect(messages(create(tokenSecret({ "token-id": "abc" }, "k8s.io"), "k8s.io"))).toEqual(['data[token-id]: Invalid value: "abc": must match [a-z0-9]{6}']);
+      expect(messages(create(tokenSecret({ "token-id": "abc" }, "k8s.io"), "k8s.io"))).toEqual([
+        'data[token-id]: Invalid value: "abc": must match [a-z0-9]{6}',
+      ]);
     });
 
     it("holds the data alone to the rules: a token Secret in another namespace or under another name is stored (it is no token)", () => {

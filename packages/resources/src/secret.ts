@@ -43,7 +43,8 @@ export function mergeStringData(object: APIObject): void {
 function validDockerJSON(value: string): string | undefined {
   try {
     const parsed: unknown = JSON.parse(new TextDecoder().decode(decodeBase64(value)));
-    if (record(parsed) === undefined) return `json: cannot unmarshal ${Array.isArray(parsed) ? "array" : typeof parsed} into Go value of type map[string]interface {}`;
+    if (record(parsed) === undefined)
+      return `json: cannot unmarshal ${Array.isArray(parsed) ? "array" : typeof parsed} into Go value of type map[string]interface {}`;
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

@@ -26,8 +26,16 @@ describe("SelfSubjectAccessReview", () => {
   });
 
   it.each([
-    ["both attribute kinds", ssar({ resourceAttributes: {}, nonResourceAttributes: {} }), [["spec.nonResourceAttributes", "FieldValueInvalid", "cannot be specified in combination with resourceAttributes"]]],
-    ["no attributes", ssar({}), [["spec.resourceAttributes", "FieldValueInvalid", "exactly one of nonResourceAttributes or resourceAttributes must be specified"]]],
+    [
+      "both attribute kinds",
+      ssar({ resourceAttributes: {}, nonResourceAttributes: {} }),
+      [["spec.nonResourceAttributes", "FieldValueInvalid", "cannot be specified in combination with resourceAttributes"]],
+    ],
+    [
+      "no attributes",
+      ssar({}),
+      [["spec.resourceAttributes", "FieldValueInvalid", "exactly one of nonResourceAttributes or resourceAttributes must be specified"]],
+    ],
     ["metadata", ssar({ resourceAttributes: { verb: "get" } }, { name: "x" }), [["metadata", "FieldValueInvalid", "must be empty"]]],
     ["nothing wrong", ssar({ nonResourceAttributes: { path: "/healthz", verb: "get" } }), []],
   ])("validates %s", (_what, object, expected) => {
@@ -53,9 +61,15 @@ describe("SelfSubjectAccessReview", () => {
   });
 
   it("answers allowed without an authorizer, and 400 without a caller, as the reference", async () => {
-    const answer = await evaluateSelfSubjectAccessReview(ssar({ nonResourceAttributes: { path: "/", verb: "get" } }), { domain: "k8s.io", now: 0, user: alice });
+    const answer = await evaluateSelfSubjectAccessReview(ssar({ nonResourceAttributes: { path: "/", verb: "get" } }), {
+      domain: "k8s.io",
+      now: 0,
+      user: alice,
+    });
     expect(answer["status"]).toEqual({ allowed: true, reason: allowAllReason });
-    const error = await evaluateSelfSubjectAccessReview(ssar({ nonResourceAttributes: { path: "/", verb: "get" } }), { domain: "k8s.io", now: 0 }).catch((e: unknown) => e);
+    const error = await evaluateSelfSubjectAccessReview(ssar({ nonResourceAttributes: { path: "/", verb: "get" } }), { domain: "k8s.io", now: 0 }).catch(
+      (e: unknown) => e,
+    );
     expect(isBadRequest(error)).toBe(true);
     expect((error as { message: string }).message).toBe("no user present on request");
   });

@@ -58,7 +58,11 @@ describe("SelfSubjectRulesReview", () => {
   });
 
   it("keeps the lists and incomplete when empty", () => {
-    expect(rulesReviewStatus({ resourceRules: [], nonResourceRules: [], incomplete: false })).toEqual({ resourceRules: [], nonResourceRules: [], incomplete: false });
+    expect(rulesReviewStatus({ resourceRules: [], nonResourceRules: [], incomplete: false })).toEqual({
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: false,
+    });
   });
 
   it("answers every rule without a server's rules, as an allow-all server", async () => {

@@ -26,10 +26,22 @@ export const selfSubjectRulesReviewSpecSchema = named(
 export const resourceRuleSchema = named(
   z
     .object({
-      apiGroups: atomicStrings().optional().describe('APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed.  "*" means all.'),
-      resourceNames: atomicStrings().optional().describe('ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.  "*" means all.'),
-      resources: atomicStrings().optional().describe('Resources is a list of resources this rule applies to.  "*" means all in the specified apiGroups.\n "*/foo" represents the subresource \'foo\' for all resources in the specified apiGroups.'),
-      verbs: atomicStrings().optional().describe('Verb is a list of kubernetes resource API verbs, like: get, list, watch, create, update, delete, proxy.  "*" means all.'),
+      apiGroups: atomicStrings()
+        .optional()
+        .describe(
+          'APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed.  "*" means all.',
+        ),
+      resourceNames: atomicStrings()
+        .optional()
+        .describe('ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.  "*" means all.'),
+      resources: atomicStrings()
+        .optional()
+        .describe(
+          'Resources is a list of resources this rule applies to.  "*" means all in the specified apiGroups.\n "*/foo" represents the subresource \'foo\' for all resources in the specified apiGroups.',
+        ),
+      verbs: atomicStrings()
+        .optional()
+        .describe('Verb is a list of kubernetes resource API verbs, like: get, list, watch, create, update, delete, proxy.  "*" means all.'),
     })
     .meta({
       description:
@@ -43,8 +55,14 @@ export const resourceRuleSchema = named(
 export const nonResourceRuleSchema = named(
   z
     .object({
-      nonResourceURLs: atomicStrings().optional().describe('NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path.  "*" means all.'),
-      verbs: atomicStrings().optional().describe('Verb is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch, head, options.  "*" means all.'),
+      nonResourceURLs: atomicStrings()
+        .optional()
+        .describe(
+          'NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path.  "*" means all.',
+        ),
+      verbs: atomicStrings()
+        .optional()
+        .describe('Verb is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch, head, options.  "*" means all.'),
     })
     .meta({ description: "NonResourceRule holds information that describes a rule for the non-resource", required: ["verbs"] }),
   "api.authorization.v1.NonResourceRule",

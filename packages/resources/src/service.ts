@@ -27,7 +27,6 @@ import type { ResourceType } from "./resource-type.js";
 import { int32, named, optionalString, stringMap, time } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
-
 /** `ServicePort`. */
 export const servicePortSchema = named(
   z
@@ -60,7 +59,9 @@ export const serviceSpecSchema = named(
       loadBalancerClass: optionalString("The class of the load balancer implementation."),
       loadBalancerIP: optionalString("Deprecated: the requested IP of a LoadBalancer."),
       loadBalancerSourceRanges: listType(z.array(z.string()), "atomic").optional().describe("Client IP ranges allowed through a cloud load balancer."),
-      ports: patchStrategy(listType(z.array(servicePortSchema), "map", ["port", "protocol"]), "merge", "port").optional().describe("The list of ports exposed by this service."),
+      ports: patchStrategy(listType(z.array(servicePortSchema), "map", ["port", "protocol"]), "merge", "port")
+        .optional()
+        .describe("The list of ports exposed by this service."),
       publishNotReadyAddresses: z.boolean().optional().describe("Publish addresses of pods that are not ready."),
       selector: mapType(stringMap(), "atomic").optional().describe("Route traffic to pods with labels matching this selector."),
       sessionAffinity: optionalString("ClientIP or None (default)."),
@@ -310,7 +311,8 @@ export function validateService(object: APIObject): FieldError[] {
   const ports = list(s["ports"]).map((p) => record(p) ?? {});
   if (!(serviceTypes as readonly string[]).includes(type)) errors.push(notSupportedField(path.child("type"), type, serviceTypes));
   if (type === "ExternalName") {
-    if (list(s["clusterIPs"]).length > 0 || (clusterIP !== "" && !headless)) errors.push(forbiddenField(path.child("clusterIPs"), "may not be set for ExternalName services"));
+    if (list(s["clusterIPs"]).length > 0 || (clusterIP !== "" && !headless))
+      errors.push(forbiddenField(path.child("clusterIPs"), "may not be set for ExternalName services"));
     const cname = str(s["externalName"]).replace(/\.$/, "");
     if (cname === "") errors.push(requiredField(path.child("externalName")));
     else errors.push(...validateDNS1123Subdomain(cname, path.child("externalName")));
@@ -338,7 +340,13 @@ export function validateService(object: APIObject): FieldError[] {
     if (typeof nodePort === "number" && nodePort !== 0) {
       if (type === "ClusterIP") errors.push(forbiddenField(at.child("nodePort"), "may not be used when `type` is 'ClusterIP'"));
       else if (nodePort < nodePortRange.min || nodePort > nodePortRange.max) {
-        errors.push(invalidField(at.child("nodePort"), nodePort, `provided port is not in the valid range. The range of valid ports is ${nodePortRange.min}-${nodePortRange.max}`));
+        errors.push(
+          invalidField(
+            at.child("nodePort"),
+            nodePort,
+            `provided port is not in the valid range. The range of valid ports is ${nodePortRange.min}-${nodePortRange.max}`,
+          ),
+        );
       } else {
         const nk = `${nodePort}/${protocol}`;
         if (nodePorts.has(nk)) errors.push(duplicateField(at.child("nodePort"), nodePort));
@@ -357,7 +365,9 @@ export function validateService(object: APIObject): FieldError[] {
   if (affinity === "ClientIP") {
     const timeout = record(config?.["clientIP"])?.["timeoutSeconds"];
     if (typeof timeout === "number" && (timeout <= 0 || timeout > 86400)) {
-      errors.push(invalidField(path.child("sessionAffinityConfig").child("clientIP").child("timeoutSeconds"), timeout, "must be greater than 0 and less than 86400"));
+      errors.push(
+        invalidField(path.child("sessionAffinityConfig").child("clientIP").child("timeoutSeconds"), timeout, "must be greater than 0 and less than 86400"),
+      );
     }
   } else if (affinity === "None" && config && Object.keys(config).length) {
     errors.push(invalidField(path.child("sessionAffinityConfig"), config, "must not be set when session affinity is None"));

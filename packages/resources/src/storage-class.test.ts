@@ -12,12 +12,21 @@ const causes = (errors: ReturnType<typeof validateStorageClass>) => errors.map((
 
 describe("StorageClass", () => {
   it("is a cluster-scoped storage v1 kind with short name sc", () => {
-    expect(storageClassType).toMatchObject({ group: "storage.{domain}", resource: "storageclasses", kind: "StorageClass", scope: "Cluster", shortNames: ["sc"] });
+    expect(storageClassType).toMatchObject({
+      group: "storage.{domain}",
+      resource: "storageclasses",
+      kind: "StorageClass",
+      scope: "Cluster",
+      shortNames: ["sc"],
+    });
   });
 
   it("defaults reclaimPolicy to Delete and volumeBindingMode to Immediate", () => {
     expect(sc({})).toMatchObject({ reclaimPolicy: "Delete", volumeBindingMode: "Immediate" });
-    expect(sc({ reclaimPolicy: "Retain", volumeBindingMode: "WaitForFirstConsumer" })).toMatchObject({ reclaimPolicy: "Retain", volumeBindingMode: "WaitForFirstConsumer" });
+    expect(sc({ reclaimPolicy: "Retain", volumeBindingMode: "WaitForFirstConsumer" })).toMatchObject({
+      reclaimPolicy: "Retain",
+      volumeBindingMode: "WaitForFirstConsumer",
+    });
   });
 
   it.each([

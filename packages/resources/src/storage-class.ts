@@ -30,8 +30,12 @@ import { kindSchema } from "./schema/object-meta.js";
 /** The zod schema of a StorageClass in `v1`. */
 export const storageClassV1Schema = kindSchema({
   allowVolumeExpansion: z.boolean().optional().describe("Whether the storage class allows volume expansion."),
-  allowedTopologies: listType(z.array(topologySelectorTerm()), "atomic").optional().describe("Restricts the node topologies where volumes can be dynamically provisioned."),
-  mountOptions: listType(z.array(z.string()), "atomic").optional().describe("Mount options of the dynamically provisioned volumes, e.g. [\"ro\", \"soft\"]. Not validated."),
+  allowedTopologies: listType(z.array(topologySelectorTerm()), "atomic")
+    .optional()
+    .describe("Restricts the node topologies where volumes can be dynamically provisioned."),
+  mountOptions: listType(z.array(z.string()), "atomic")
+    .optional()
+    .describe('Mount options of the dynamically provisioned volumes, e.g. ["ro", "soft"]. Not validated.'),
   parameters: stringMap().optional().describe("Parameters for the provisioner that should create volumes of this storage class. Immutable."),
   provisioner: z.string().optional().describe("The type of the provisioner. Immutable."),
   reclaimPolicy: z.string().optional().describe("The reclaim policy of dynamically provisioned volumes: Delete (default) or Retain. Immutable."),
@@ -144,8 +148,20 @@ export const storageClassType: ResourceType = {
     tracksGeneration: false,
     tableColumns: [
       { name: "Provisioner", type: "string", description: "The provisioner of the class.", priority: 0, cell: (object) => str(object["provisioner"]) },
-      { name: "ReclaimPolicy", type: "string", description: "The reclaim policy of provisioned volumes.", priority: 0, cell: (object) => str(object["reclaimPolicy"]) },
-      { name: "VolumeBindingMode", type: "string", description: "When volumes are bound and provisioned.", priority: 0, cell: (object) => str(object["volumeBindingMode"]) },
+      {
+        name: "ReclaimPolicy",
+        type: "string",
+        description: "The reclaim policy of provisioned volumes.",
+        priority: 0,
+        cell: (object) => str(object["reclaimPolicy"]),
+      },
+      {
+        name: "VolumeBindingMode",
+        type: "string",
+        description: "When volumes are bound and provisioned.",
+        priority: 0,
+        cell: (object) => str(object["volumeBindingMode"]),
+      },
       {
         name: "AllowVolumeExpansion",
         type: "string",

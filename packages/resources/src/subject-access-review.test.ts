@@ -45,8 +45,16 @@ describe("SubjectAccessReview", () => {
       sar({ user: "alice", resourceAttributes: { verb: "get" }, nonResourceAttributes: { path: "/", verb: "get" } }),
       [["spec.nonResourceAttributes", "FieldValueInvalid", "cannot be specified in combination with resourceAttributes"]],
     ],
-    ["no attributes", sar({ user: "alice" }), [["spec.resourceAttributes", "FieldValueInvalid", "exactly one of nonResourceAttributes or resourceAttributes must be specified"]]],
-    ["neither user nor groups", sar({ resourceAttributes: { verb: "get" }, groups: [] }), [["spec.user", "FieldValueInvalid", "at least one of user or group must be specified"]]],
+    [
+      "no attributes",
+      sar({ user: "alice" }),
+      [["spec.resourceAttributes", "FieldValueInvalid", "exactly one of nonResourceAttributes or resourceAttributes must be specified"]],
+    ],
+    [
+      "neither user nor groups",
+      sar({ resourceAttributes: { verb: "get" }, groups: [] }),
+      [["spec.user", "FieldValueInvalid", "at least one of user or group must be specified"]],
+    ],
     ["metadata", sar({ user: "alice", resourceAttributes: { verb: "get" } }, { name: "x" }), [["metadata", "FieldValueInvalid", "must be empty"]]],
   ])("refuses %s", (_what, object, expected) => {
     expect(errorsOf(validateSubjectAccessReview(object))).toEqual(expected);
@@ -105,11 +113,20 @@ describe("SubjectAccessReview", () => {
 
   it.each([
     [{ decision: "allow", reason: "" }, { allowed: true }],
-    [{ decision: "deny", reason: "Everything is forbidden." }, { allowed: false, denied: true, reason: "Everything is forbidden." }],
-    [{ decision: "noOpinion", reason: "", error: "webhook down" }, { allowed: false, evaluationError: "webhook down" }],
+    [
+      { decision: "deny", reason: "Everything is forbidden." },
+      { allowed: false, denied: true, reason: "Everything is forbidden." },
+    ],
+    [
+      { decision: "noOpinion", reason: "", error: "webhook down" },
+      { allowed: false, evaluationError: "webhook down" },
+    ],
   ] as [AccessDecision, Record<string, unknown>][])("answers the decision %o as the status %o", async (decision, status) => {
     expect(accessReviewStatus(decision)).toEqual(status);
-    const answer = await evaluateSubjectAccessReview(sar({ user: "alice", nonResourceAttributes: { path: "/x", verb: "get" } }), { ...ctx, authorize: async () => decision });
+    const answer = await evaluateSubjectAccessReview(sar({ user: "alice", nonResourceAttributes: { path: "/x", verb: "get" } }), {
+      ...ctx,
+      authorize: async () => decision,
+    });
     expect(answer["status"]).toEqual(status);
   });
 });

@@ -13,14 +13,16 @@ import type { AccessAttributes, AccessDecision, RequestUser, ResourceType, Strat
 import { atomicStrings, named } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
-
 /** `ResourceAttributes`: the resource request an authorizer is asked about. */
 export const resourceAttributesSchema = named(
   z
     .object({
       group: z.string().optional().describe('Group is the API Group of the Resource. "*" means all.'),
       name: z.string().optional().describe('Name is the name of the resource being requested for a "get" or deleted for a "delete". "" (empty) means all.'),
-      namespace: z.string().optional().describe('Namespace is the namespace of the action being requested. "" (empty) is all namespaces for namespace scoped resources.'),
+      namespace: z
+        .string()
+        .optional()
+        .describe('Namespace is the namespace of the action being requested. "" (empty) is all namespaces for namespace scoped resources.'),
       resource: z.string().optional().describe('Resource is one of the existing resource types. "*" means all.'),
       subresource: z.string().optional().describe('Subresource is one of the existing resource types. "" means none.'),
       verb: z.string().optional().describe('Verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete, proxy. "*" means all.'),
@@ -45,17 +47,22 @@ export const nonResourceAttributesSchema = named(
 export const subjectAccessReviewSpecSchema = named(
   z
     .object({
-      extra: z
-        .record(z.string(), atomicStrings())
-        .optional()
-        .describe("Extra corresponds to the user.Info.GetExtra() method from the authenticator."),
+      extra: z.record(z.string(), atomicStrings()).optional().describe("Extra corresponds to the user.Info.GetExtra() method from the authenticator."),
       groups: atomicStrings().optional().describe("Groups is the groups you're testing for."),
       nonResourceAttributes: nonResourceAttributesSchema.optional().describe("NonResourceAttributes describes information for a non-resource access request"),
       resourceAttributes: resourceAttributesSchema.optional().describe("ResourceAuthorizationAttributes describes information for a resource access request"),
       uid: z.string().optional().describe("UID information about the requesting user."),
-      user: z.string().optional().describe('User is the user you\'re testing for. If you specify "User" but not "Groups", then is it interpreted as "What if User were not a member of any groups'),
+      user: z
+        .string()
+        .optional()
+        .describe(
+          'User is the user you\'re testing for. If you specify "User" but not "Groups", then is it interpreted as "What if User were not a member of any groups',
+        ),
     })
-    .meta({ description: "SubjectAccessReviewSpec is a description of the access request. Exactly one of ResourceAuthorizationAttributes and NonResourceAuthorizationAttributes must be set" }),
+    .meta({
+      description:
+        "SubjectAccessReviewSpec is a description of the access request. Exactly one of ResourceAuthorizationAttributes and NonResourceAuthorizationAttributes must be set",
+    }),
   "api.authorization.v1.SubjectAccessReviewSpec",
 );
 

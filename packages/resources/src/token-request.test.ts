@@ -177,11 +177,13 @@ describe("ServiceAccount token sub-resource", () => {
   it("refuses a body naming another account or namespace with 422 on the account's name", async () => {
     expect(await refusal(request({}, { name: "deployer" }))).toEqual({
       code: 422,
-      message: 'TokenRequest.authentication.orch.io "builder" is invalid: metadata.name: Invalid value: "deployer": must match the service account name if specified',
+      message:
+        'TokenRequest.authentication.orch.io "builder" is invalid: metadata.name: Invalid value: "deployer": must match the service account name if specified',
     });
     expect(await refusal(request({}, { name: "builder", namespace: "default" }))).toEqual({
       code: 422,
-      message: 'TokenRequest.authentication.orch.io "builder" is invalid: metadata.namespace: Invalid value: "default": must match the service account namespace if specified',
+      message:
+        'TokenRequest.authentication.orch.io "builder" is invalid: metadata.namespace: Invalid value: "default": must match the service account namespace if specified',
     });
   });
 
@@ -201,7 +203,10 @@ describe("ServiceAccount token sub-resource", () => {
   it("answers 500 when the server supplies no issuer or the issuer fails", async () => {
     expect(await refusal(request(), context({ serviceAccountTokens: undefined as never }))).toMatchObject({ code: 500 });
     const failing = fakeIssuer({ issue: async () => Promise.reject(new Error("no key")) });
-    expect(await refusal(request(), context({ serviceAccountTokens: failing }))).toEqual({ code: 500, message: "Internal error occurred: failed to generate token: no key" });
+    expect(await refusal(request(), context({ serviceAccountTokens: failing }))).toEqual({
+      code: 500,
+      message: "Internal error occurred: failed to generate token: no key",
+    });
   });
 });
 

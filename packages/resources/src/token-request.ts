@@ -45,7 +45,6 @@ export const warnOnlyBoundTokenExpirationSeconds = 60 * 60 + 7;
 /** The validity of an extended token (see {@link warnOnlyBoundTokenExpirationSeconds}): one year, in seconds. */
 export const expirationExtensionSeconds = 365 * 24 * 60 * 60;
 
-
 /** `BoundObjectReference`: the object a token is bound to (a Pod, Secret or Node). */
 export const boundObjectReferenceSchema = named(
   z
@@ -354,7 +353,9 @@ export const serviceAccountTokenAction: ActionSubresource = {
       throw invalid(kind, name, [invalidField(FieldPath.root("metadata").child("name"), meta.name, "must match the service account name if specified")]);
     }
     if (meta.namespace && meta.namespace !== namespace) {
-      throw invalid(kind, name, [invalidField(FieldPath.root("metadata").child("namespace"), meta.namespace, "must match the service account namespace if specified")]);
+      throw invalid(kind, name, [
+        invalidField(FieldPath.root("metadata").child("namespace"), meta.namespace, "must match the service account namespace if specified"),
+      ]);
     }
     const issuer = ctx.serviceAccountTokens;
     if (!issuer) throw internalError("service account token issuance is not configured");
@@ -370,7 +371,10 @@ export const serviceAccountTokenAction: ActionSubresource = {
     if (errors.length) throw invalid(kind, "", errors);
     const bound = ref ? await boundObjects(ref, name, namespace, ctx) : {};
     const extend =
-      issuer.extendExpiration && bound.pod !== undefined && seconds === warnOnlyBoundTokenExpirationSeconds && audiences.every((a) => issuer.audiences.includes(a));
+      issuer.extendExpiration &&
+      bound.pod !== undefined &&
+      seconds === warnOnlyBoundTokenExpirationSeconds &&
+      audiences.every((a) => issuer.audiences.includes(a));
     const claims = serviceAccountTokenClaims({
       domain: ctx.domain,
       serviceAccount: parent,

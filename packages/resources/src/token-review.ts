@@ -10,7 +10,6 @@ import type { ResourceType, StrategyContext } from "./resource-type.js";
 import { atomicStrings, named } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 
-
 /** `TokenReviewSpec`: the token, and the audiences it must be valid for. */
 export const tokenReviewSpecSchema = named(
   z
@@ -39,7 +38,9 @@ export const userInfoSchema = named(
 export const tokenReviewStatusSchema = named(
   z
     .object({
-      audiences: atomicStrings().optional().describe("Audiences are audience identifiers chosen by the authenticator that are compatible with both the TokenReview and token."),
+      audiences: atomicStrings()
+        .optional()
+        .describe("Audiences are audience identifiers chosen by the authenticator that are compatible with both the TokenReview and token."),
       authenticated: z.boolean().optional().describe("Authenticated indicates that the token was associated with a known user."),
       error: z.string().optional().describe("Error indicates that the token couldn't be checked"),
       user: userInfoSchema.optional().describe("User is the UserInfo associated with the provided token."),

@@ -55,8 +55,16 @@ describe("decodeObject", () => {
   });
 
   it.each([
-    [configMapType, { data: { a: 1 } }, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number 1 into Go struct field ConfigMap.data of type string'],
-    [configMapType, { data: "x" }, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go struct field ConfigMap.data of type map[string]string'],
+    [
+      configMapType,
+      { data: { a: 1 } },
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number 1 into Go struct field ConfigMap.data of type string',
+    ],
+    [
+      configMapType,
+      { data: "x" },
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go struct field ConfigMap.data of type map[string]string',
+    ],
     [configMapType, { metadata: { labels: [] } }, "cannot unmarshal array into Go struct field ConfigMap.metadata.labels of type map[string]string"],
     [configMapType, { binaryData: { a: "!!" } }, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: illegal base64 data at input byte 0'],
     [secretType, { data: { a: "YWJj!" } }, 'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 4'],
@@ -131,7 +139,9 @@ describe("decodeObject: values outside an enum of an embedder's kind", () => {
   it("stays the decoder's 400 when a JSON type is wrong too, as decoding comes before validation", () => {
     const error = decode({ color: "green", size: "big" });
     expect(isBadRequest(error)).toBe(true);
-    expect(error.message).toBe('Gadget in version "v1" cannot be handled as a Gadget: json: cannot unmarshal string into Go struct field Gadget.spec.size of type float64');
+    expect(error.message).toBe(
+      'Gadget in version "v1" cannot be handled as a Gadget: json: cannot unmarshal string into Go struct field Gadget.spec.size of type float64',
+    );
     // An enum takes no other type: a number there is outside it, as zod reports it.
     expect(decode({ color: 3 }).status.details?.causes?.[0]?.message).toBe('Unsupported value: 3: supported values: "red", "blue"');
   });
@@ -153,14 +163,49 @@ describe("validateObjectMeta", () => {
       { namespaced: true },
       ["metadata.name: FieldValueRequired: name or generateName is required", "metadata.namespace: FieldValueRequired: "],
     ],
-    ["a namespace on a cluster kind", { name: "a", namespace: "x" }, { namespaced: false }, ["metadata.namespace: FieldValueForbidden: not allowed on this type"]],
-    ["a dotted name where a label is needed", { name: "a.b" }, { namespaced: false, nameIsLabel: true }, ["metadata.name: FieldValueInvalid: must not contain dots"]],
-    ["a negative generation", { name: "a", generation: -1 }, { namespaced: false }, ["metadata.generation: FieldValueInvalid: must be greater than or equal to 0"]],
-    ["an unqualified non-standard finalizer", { name: "a", finalizers: ["mine"] }, { namespaced: false }, ["metadata.finalizers: FieldValueInvalid: name is neither a standard finalizer name nor is it fully qualified"]],
-    ["orphan with foregroundDeletion", { name: "a", finalizers: ["orphan", "foregroundDeletion"] }, { namespaced: false }, ["metadata.finalizers: FieldValueInvalid: finalizer orphan and foregroundDeletion cannot be both set"]],
+    [
+      "a namespace on a cluster kind",
+      { name: "a", namespace: "x" },
+      { namespaced: false },
+      ["metadata.namespace: FieldValueForbidden: not allowed on this type"],
+    ],
+    [
+      "a dotted name where a label is needed",
+      { name: "a.b" },
+      { namespaced: false, nameIsLabel: true },
+      ["metadata.name: FieldValueInvalid: must not contain dots"],
+    ],
+    [
+      "a negative generation",
+      { name: "a", generation: -1 },
+      { namespaced: false },
+      ["metadata.generation: FieldValueInvalid: must be greater than or equal to 0"],
+    ],
+    [
+      "an unqualified non-standard finalizer",
+      { name: "a", finalizers: ["mine"] },
+      { namespaced: false },
+      ["metadata.finalizers: FieldValueInvalid: name is neither a standard finalizer name nor is it fully qualified"],
+    ],
+    [
+      "orphan with foregroundDeletion",
+      { name: "a", finalizers: ["orphan", "foregroundDeletion"] },
+      { namespaced: false },
+      ["metadata.finalizers: FieldValueInvalid: finalizer orphan and foregroundDeletion cannot be both set"],
+    ],
     ["standard and qualified finalizers", { name: "a", finalizers: ["orch", "example.com/x"] }, { namespaced: false }, []],
-    ["an owner reference missing its uid", { name: "a", ownerReferences: [{ apiVersion: "v1", kind: "Pod", name: "p" }] }, { namespaced: false }, ['metadata.ownerReferences.uid: FieldValueInvalid: must not be empty']],
-    ["a managedFields entry with a bad operation", { name: "a", managedFields: [{ operation: "Patch" }] }, { namespaced: false }, ["metadata.managedFields[0].operation: FieldValueInvalid: must be `Apply` or `Update`"]],
+    [
+      "an owner reference missing its uid",
+      { name: "a", ownerReferences: [{ apiVersion: "v1", kind: "Pod", name: "p" }] },
+      { namespaced: false },
+      ["metadata.ownerReferences.uid: FieldValueInvalid: must not be empty"],
+    ],
+    [
+      "a managedFields entry with a bad operation",
+      { name: "a", managedFields: [{ operation: "Patch" }] },
+      { namespaced: false },
+      ["metadata.managedFields[0].operation: FieldValueInvalid: must be `Apply` or `Update`"],
+    ],
   ])("reports %s", (_what, metadata, options, expected) => {
     expect(errorsOf(metadata, options)).toEqual(expected);
   });

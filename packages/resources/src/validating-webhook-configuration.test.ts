@@ -64,13 +64,21 @@ describe("ValidatingWebhookConfiguration", () => {
       { rules: [{ operations: ["*", "CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"] }] },
       [["webhooks[0].rules[0].operations", "FieldValueInvalid"]],
     ],
-    ["no apiGroups", { rules: [{ operations: ["CREATE"], apiVersions: ["v1"], resources: ["pods"] }] }, [["webhooks[0].rules[0].apiGroups", "FieldValueRequired"]]],
+    [
+      "no apiGroups",
+      { rules: [{ operations: ["CREATE"], apiVersions: ["v1"], resources: ["pods"] }] },
+      [["webhooks[0].rules[0].apiGroups", "FieldValueRequired"]],
+    ],
     [
       "* with other apiGroups",
       { rules: [{ operations: ["CREATE"], apiGroups: ["*", "apps"], apiVersions: ["v1"], resources: ["pods"] }] },
       [["webhooks[0].rules[0].apiGroups", "FieldValueInvalid"]],
     ],
-    ["no apiVersions", { rules: [{ operations: ["CREATE"], apiGroups: [""], resources: ["pods"] }] }, [["webhooks[0].rules[0].apiVersions", "FieldValueRequired"]]],
+    [
+      "no apiVersions",
+      { rules: [{ operations: ["CREATE"], apiGroups: [""], resources: ["pods"] }] },
+      [["webhooks[0].rules[0].apiVersions", "FieldValueRequired"]],
+    ],
     [
       "an empty apiVersion",
       { rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: [""], resources: ["pods"] }] },
@@ -120,15 +128,32 @@ describe("ValidatingWebhookConfiguration", () => {
     ["a url with a user", { clientConfig: { url: "https://me@a.example.com/x" } }, [["webhooks[0].clientConfig.url", "FieldValueInvalid"]]],
     ["a service without a name", { clientConfig: { service: { namespace: "n" } } }, [["webhooks[0].clientConfig.service.name", "FieldValueRequired"]]],
     ["a service without a namespace", { clientConfig: { service: { name: "s" } } }, [["webhooks[0].clientConfig.service.namespace", "FieldValueRequired"]]],
-    ["a service port of 0", { clientConfig: { service: { namespace: "n", name: "s", port: 0 } } }, [["webhooks[0].clientConfig.service.port", "FieldValueInvalid"]]],
-    ["a service path without /", { clientConfig: { service: { namespace: "n", name: "s", path: "check" } } }, [["webhooks[0].clientConfig.service.path", "FieldValueInvalid"]]],
+    [
+      "a service port of 0",
+      { clientConfig: { service: { namespace: "n", name: "s", port: 0 } } },
+      [["webhooks[0].clientConfig.service.port", "FieldValueInvalid"]],
+    ],
+    [
+      "a service path without /",
+      { clientConfig: { service: { namespace: "n", name: "s", path: "check" } } },
+      [["webhooks[0].clientConfig.service.path", "FieldValueInvalid"]],
+    ],
     ["no admissionReviewVersions", { admissionReviewVersions: [] }, [["webhooks[0].admissionReviewVersions", "FieldValueRequired"]]],
     ["only unknown admissionReviewVersions", { admissionReviewVersions: ["v2"] }, [["webhooks[0].admissionReviewVersions", "FieldValueInvalid"]]],
     ["a duplicate admissionReviewVersion", { admissionReviewVersions: ["v1", "v1"] }, [["webhooks[0].admissionReviewVersions[1]", "FieldValueInvalid"]]],
-    ["an admissionReviewVersion that is not a DNS-1035 label", { admissionReviewVersions: ["v1", "1v"] }, [["webhooks[0].admissionReviewVersions[1]", "FieldValueInvalid"]]],
+    [
+      "an admissionReviewVersion that is not a DNS-1035 label",
+      { admissionReviewVersions: ["v1", "1v"] },
+      [["webhooks[0].admissionReviewVersions[1]", "FieldValueInvalid"]],
+    ],
     [
       "a duplicate match condition",
-      { matchConditions: [{ name: "a", expression: "true" }, { name: "a", expression: "true" }] },
+      {
+        matchConditions: [
+          { name: "a", expression: "true" },
+          { name: "a", expression: "true" },
+        ],
+      },
       [["webhooks[0].matchConditions[1].name", "FieldValueDuplicate"]],
     ],
     ["a match condition without expression", { matchConditions: [{ name: "a" }] }, [["webhooks[0].matchConditions[0].expression", "FieldValueRequired"]]],
@@ -198,7 +223,10 @@ describe("ValidatingWebhookConfiguration", () => {
   });
 
   it("validates a create through v1beta1 by v1beta1's rules (side effects Unknown allowed)", () => {
-    const object: APIObject = { ...config({ name: "check.example.com", clientConfig: { url: "https://a.example.com" } }), apiVersion: "admissionregistration.orch.io/v1beta1" };
+    const object: APIObject = {
+      ...config({ name: "check.example.com", clientConfig: { url: "https://a.example.com" } }),
+      apiVersion: "admissionregistration.orch.io/v1beta1",
+    };
     v1beta1?.defaults?.(object, ctx);
     const stored = v1beta1?.toStorage?.(object) as APIObject;
     expect(stored.apiVersion).toBe("admissionregistration.orch.io/v1");

@@ -5,13 +5,7 @@
  * @module
  */
 import type { APIObject, FieldError } from "@orch/meta";
-import {
-  createOptions,
-  updateOptions,
-  validateWebhookConfiguration,
-  webhookConfigurationSchema,
-  webhookConfigurationType,
-} from "./internal/access-webhook.js";
+import { createOptions, updateOptions, validateWebhookConfiguration, webhookConfigurationSchema, webhookConfigurationType } from "./internal/access-webhook.js";
 import type { ResourceType } from "./resource-type.js";
 
 /** The zod schema of a ValidatingWebhookConfiguration in `v1` (the storage version). */

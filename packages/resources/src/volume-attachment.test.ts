@@ -23,7 +23,15 @@ describe("VolumeAttachment", () => {
     ["no source", { ...base, source: {} }, undefined, [["spec.source", "FieldValueRequired"]]],
     ["two sources", { ...base, source: { persistentVolumeName: "pv1", inlineVolumeSpec: inline } }, undefined, [["spec.source", "FieldValueForbidden"]]],
     ["an empty volume name", { ...base, source: { persistentVolumeName: "" } }, undefined, [["spec.source.persistentVolumeName", "FieldValueRequired"]]],
-    ["an inline spec without csi", { ...base, source: { inlineVolumeSpec: { accessModes: ["ReadWriteOnce"] } } }, undefined, [["spec.source.inlineVolumeSpec.csi", "FieldValueRequired"], ["spec.source.inlineVolumeSpec", "FieldValueRequired"]]],
+    [
+      "an inline spec without csi",
+      { ...base, source: { inlineVolumeSpec: { accessModes: ["ReadWriteOnce"] } } },
+      undefined,
+      [
+        ["spec.source.inlineVolumeSpec.csi", "FieldValueRequired"],
+        ["spec.source.inlineVolumeSpec", "FieldValueRequired"],
+      ],
+    ],
     ["a bad node name", { ...base, nodeName: "Node_1" }, undefined, [["spec.nodeName", "FieldValueInvalid"]]],
     ["no node name", { ...base, nodeName: undefined }, undefined, [["spec.nodeName", "FieldValueInvalid"]]],
     ["a too long attach error", base, { attached: false, attachError: { message: "x".repeat(1025) } }, [["status.attachError.message", "FieldValueTooLong"]]],
@@ -32,7 +40,9 @@ describe("VolumeAttachment", () => {
   });
 
   it("prints the reference's exactly-one message", () => {
-    expect(validateVolumeAttachment(va({ ...base, source: {} })).map(formatFieldError)).toEqual(["spec.source: Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName"]);
+    expect(validateVolumeAttachment(va({ ...base, source: {} })).map(formatFieldError)).toEqual([
+      "spec.source: Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName",
+    ]);
   });
 
   it("freezes the spec", () => {

@@ -6,7 +6,16 @@
  * the object.
  * @module
  */
-import { utf8ByteLength as utf8Length, FieldPath, forbiddenField, invalidField, requiredField, validateDNS1123Subdomain, type APIObject, type FieldError } from "@orch/meta";
+import {
+  utf8ByteLength as utf8Length,
+  FieldPath,
+  forbiddenField,
+  invalidField,
+  requiredField,
+  validateDNS1123Subdomain,
+  type APIObject,
+  type FieldError,
+} from "@orch/meta";
 import { z } from "zod";
 import { validateCSIDriverName } from "./internal/storage-fields.js";
 import { jsonEqual, record, str } from "./internal/rules.js";
@@ -19,7 +28,11 @@ import { kindSchema } from "./schema/object-meta.js";
 export const volumeErrorSchema = named(
   z
     .object({
-      errorCode: z.int32().meta({ format: "int32" }).optional().describe("Numeric gRPC code representing the error encountered during Attach or Detach operations."),
+      errorCode: z
+        .int32()
+        .meta({ format: "int32" })
+        .optional()
+        .describe("Numeric gRPC code representing the error encountered during Attach or Detach operations."),
       message: z.string().optional().describe("A string detailing the encountered error; at most 1024 characters."),
       time: time().optional().describe("The time the error was encountered."),
     })
@@ -108,7 +121,12 @@ export function validateVolumeAttachment(object: APIObject): FieldError[] {
   let size = 0;
   for (const [k, v] of Object.entries(record(status["attachmentMetadata"]) ?? {})) size += utf8Length(k) + utf8Length(str(v));
   if (size > maxAttachmentMetadataBytes) {
-    errors.push({ type: "FieldValueTooLong", field: statusPath.child("attachmentMetadata").toString(), value: "", detail: `may not be more than ${maxAttachmentMetadataBytes} bytes` });
+    errors.push({
+      type: "FieldValueTooLong",
+      field: statusPath.child("attachmentMetadata").toString(),
+      value: "",
+      detail: `may not be more than ${maxAttachmentMetadataBytes} bytes`,
+    });
   }
   errors.push(...validateVolumeError(status["attachError"], statusPath.child("attachError")));
   errors.push(...validateVolumeError(status["detachError"], statusPath.child("detachError")));
@@ -147,7 +165,13 @@ export const volumeAttachmentType: ResourceType = {
     validateStatusUpdate: (object) => validateVolumeAttachment(object),
     deleteReturnsObject: true,
     tableColumns: [
-      { name: "Attacher", type: "string", description: "The name of the volume driver.", priority: 0, cell: (object) => str(record(object["spec"])?.["attacher"]) },
+      {
+        name: "Attacher",
+        type: "string",
+        description: "The name of the volume driver.",
+        priority: 0,
+        cell: (object) => str(record(object["spec"])?.["attacher"]),
+      },
       {
         name: "PV",
         type: "string",
@@ -155,8 +179,20 @@ export const volumeAttachmentType: ResourceType = {
         priority: 0,
         cell: (object) => str(record(record(object["spec"])?.["source"])?.["persistentVolumeName"]),
       },
-      { name: "Node", type: "string", description: "The node the volume is attached to.", priority: 0, cell: (object) => str(record(object["spec"])?.["nodeName"]) },
-      { name: "Attached", type: "boolean", description: "Whether the volume is attached.", priority: 0, cell: (object) => record(object["status"])?.["attached"] === true },
+      {
+        name: "Node",
+        type: "string",
+        description: "The node the volume is attached to.",
+        priority: 0,
+        cell: (object) => str(record(object["spec"])?.["nodeName"]),
+      },
+      {
+        name: "Attached",
+        type: "boolean",
+        description: "Whether the volume is attached.",
+        priority: 0,
+        cell: (object) => record(object["status"])?.["attached"] === true,
+      },
       {
         name: "Attach Error",
         type: "string",

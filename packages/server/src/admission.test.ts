@@ -80,7 +80,13 @@ describe("APIServer: admission on every write path", () => {
     expect(updated.json.metadata.labels).toEqual({ admitted: "yes" });
     expect(plugin.seen.at(-1)).toMatchObject({ operation: "UPDATE", options: { kind: "UpdateOptions" }, oldObject: { data: { a: "1" } } });
 
-    const patched = await call(server, "PATCH", "/api/v1/namespaces/default/configmaps/one", { metadata: { labels: { admitted: "no" } } }, "application/merge-patch+json");
+    const patched = await call(
+      server,
+      "PATCH",
+      "/api/v1/namespaces/default/configmaps/one",
+      { metadata: { labels: { admitted: "no" } } },
+      "application/merge-patch+json",
+    );
     expect(patched.json.metadata.labels).toEqual({ admitted: "yes" });
     expect(plugin.seen.at(-1)).toMatchObject({ operation: "UPDATE", options: { kind: "PatchOptions" } });
 
@@ -115,7 +121,12 @@ describe("APIServer: admission on every write path", () => {
     expect((await call(server, "GET", "/api/v1/namespaces/default/configmaps/keep")).status).toBe(200);
     await call(server, "POST", "/api/v1/namespaces/default/configmaps", cm("go"));
     expect((await call(server, "DELETE", "/api/v1/namespaces/default/configmaps/go?dryRun=All")).status).toBe(200);
-    expect(plugin.seen.at(-1)).toMatchObject({ operation: "DELETE", dryRun: true, options: { kind: "DeleteOptions", dryRun: ["All"] }, oldObject: { metadata: { name: "go" } } });
+    expect(plugin.seen.at(-1)).toMatchObject({
+      operation: "DELETE",
+      dryRun: true,
+      options: { kind: "DeleteOptions", dryRun: ["All"] },
+      oldObject: { metadata: { name: "go" } },
+    });
     expect(plugin.seen.at(-1)!.object).toBeUndefined();
   });
 
@@ -146,7 +157,13 @@ describe("APIServer: admission on every write path", () => {
     expect(plugin.seen.at(-1)).toMatchObject({ operation: "UPDATE", subresource: "status", resource: { resource: "pods" } });
     const binding = { apiVersion: "v1", kind: "Binding", metadata: { name: "p" }, target: { kind: "Node", name: "n1" } };
     expect((await call(server, "POST", "/api/v1/namespaces/default/pods/p/binding", binding)).status).toBe(201);
-    expect(plugin.seen.at(-1)).toMatchObject({ operation: "CREATE", subresource: "binding", name: "p", kind: { group: "", version: "v1", kind: "Binding" }, resource: { resource: "pods" } });
+    expect(plugin.seen.at(-1)).toMatchObject({
+      operation: "CREATE",
+      subresource: "binding",
+      name: "p",
+      kind: { group: "", version: "v1", kind: "Binding" },
+      resource: { resource: "pods" },
+    });
   });
 
   it("an empty plugin list turns admission off; the default set guards namespaces", async () => {
@@ -169,12 +186,17 @@ describe("APIServer: ImagePolicyWebhook and the ImageReview API", () => {
         calls.push({ url, review });
         const latest = (review.spec.containers ?? []).filter((c) => c.image?.endsWith(":latest"));
         const status = latest.length ? { allowed: false, reason: `${latest.map((c) => c.image).join(", ")} floats` } : { allowed: true };
-        return { status: 200, headers: new Headers({ "content-type": "application/json" }), body: new TextEncoder().encode(JSON.stringify({ ...review, status })) };
+        return {
+          status: 200,
+          headers: new Headers({ "content-type": "application/json" }),
+          body: new TextEncoder().encode(JSON.stringify({ ...review, status })),
+        };
       },
     };
     return { calls, transport };
   }
-  const kubeconfig = "apiVersion: v1\nkind: Config\nclusters:\n- name: policy\n  cluster: { server: 'https://policy.example:8443/review' }\nusers:\n- name: api\n  user: {}\ncontexts:\n- name: c\n  context: { cluster: policy, user: api }\ncurrent-context: c\n";
+  const kubeconfig =
+    "apiVersion: v1\nkind: Config\nclusters:\n- name: policy\n  cluster: { server: 'https://policy.example:8443/review' }\nusers:\n- name: api\n  user: {}\ncontexts:\n- name: c\n  context: { cluster: policy, user: api }\ncurrent-context: c\n";
 
   it("asks the backend about a Pod's images and answers ImageReviews when its group is on", async () => {
     const { calls, transport } = backend();
@@ -182,7 +204,9 @@ describe("APIServer: ImagePolicyWebhook and the ImageReview API", () => {
       runtimeConfig: { "imagepolicy.orch.io/v1alpha1": true },
       admission: {
         plugins: ["ImagePolicyWebhook"],
-        configuration: { ImagePolicyWebhook: { imagePolicy: { kubeConfigFile: "policy.kubeconfig", allowTTL: 50, denyTTL: 50, retryBackoff: 500, defaultAllow: false } } },
+        configuration: {
+          ImagePolicyWebhook: { imagePolicy: { kubeConfigFile: "policy.kubeconfig", allowTTL: 50, denyTTL: 50, retryBackoff: 500, defaultAllow: false } },
+        },
         transport,
         readFile: () => kubeconfig,
       },
@@ -191,7 +215,10 @@ describe("APIServer: ImagePolicyWebhook and the ImageReview API", () => {
     const refused = await call(server, "POST", "/api/v1/namespaces/default/pods", pod("floating", "nginx:latest"));
     expect(refused.status).toBe(403);
     expect(refused.json.message).toBe('pods "floating" is forbidden: image policy webhook backend denied one or more images: nginx:latest floats');
-    expect(calls[0]).toMatchObject({ url: "https://policy.example:8443/review", review: { apiVersion: "imagepolicy.orch.io/v1alpha1", kind: "ImageReview", spec: { containers: [{ image: "nginx:latest" }], namespace: "default" } } });
+    expect(calls[0]).toMatchObject({
+      url: "https://policy.example:8443/review",
+      review: { apiVersion: "imagepolicy.orch.io/v1alpha1", kind: "ImageReview", spec: { containers: [{ image: "nginx:latest" }], namespace: "default" } },
+    });
     expect((await call(server, "POST", "/api/v1/namespaces/default/pods", pod("pinned", "nginx:1.27"))).status).toBe(201);
 
     const review = await call(server, "POST", "/apis/imagepolicy.orch.io/v1alpha1/imagereviews", {

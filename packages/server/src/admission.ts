@@ -66,7 +66,14 @@ export interface ServerAdmission {
 export const serverUser: RequestUser = { name: "system:apiserver", uid: "system:apiserver", groups: ["system:masters", "system:authenticated"] };
 
 /** The options of writes the server makes for a plugin (`admitted`: updates are admission's own, not admitted again). */
-const pluginWrite = (admitted = false): WriteOptions => ({ dryRun: false, fieldValidation: "Ignore", warnings: [], user: serverUser, fieldManager: "orch-apiserver", ...(admitted ? { admitted } : {}) });
+const pluginWrite = (admitted = false): WriteOptions => ({
+  dryRun: false,
+  fieldValidation: "Ignore",
+  warnings: [],
+  user: serverUser,
+  fieldManager: "orch-apiserver",
+  ...(admitted ? { admitted } : {}),
+});
 
 /**
  * A collection kept current by a store watch: listed once, then changed by each event; after
@@ -175,7 +182,11 @@ export function serverAdmission(input: ServerAdmissionInput): ServerAdmission {
   };
   const plugins = buildAdmissionPlugins(
     input.options.plugins ?? defaultAdmissionPlugins,
-    { services, ...(input.options.transport ? { transport: input.options.transport } : {}), ...(input.options.readFile ? { readFile: input.options.readFile } : {}) },
+    {
+      services,
+      ...(input.options.transport ? { transport: input.options.transport } : {}),
+      ...(input.options.readFile ? { readFile: input.options.readFile } : {}),
+    },
     (name) => input.options.configuration?.[name],
   );
   const chain = new AdmissionChain(plugins);
@@ -248,4 +259,3 @@ export function admissionAttributes(served: ServedResource, domain: string, writ
     reinvocation: { isReinvoke: false, shouldReinvoke: false, data: new Map() },
   };
 }
-

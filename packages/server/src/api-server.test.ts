@@ -25,7 +25,14 @@ interface Call {
 }
 
 async function call(server: APIServer, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Call> {
-  const bytes = body === undefined ? undefined : typeof body === "string" ? new TextEncoder().encode(body) : body instanceof Uint8Array ? body : new TextEncoder().encode(JSON.stringify(body));
+  const bytes =
+    body === undefined
+      ? undefined
+      : typeof body === "string"
+        ? new TextEncoder().encode(body)
+        : body instanceof Uint8Array
+          ? body
+          : new TextEncoder().encode(JSON.stringify(body));
   const res: APIResponse = await server.handle({ method, url, headers: new Headers(headers), ...(bytes ? { body: bytes } : {}) });
   const text = typeof res.body === "string" ? res.body : res.body ? new TextDecoder().decode(res.body) : "";
   let json: unknown;
@@ -69,8 +76,7 @@ describe("APIServer: REST verbs", () => {
     expect(stale.json).toMatchObject({
       kind: "Status",
       reason: "Conflict",
-      message:
-        'Operation cannot be fulfilled on configmaps "one": the object has been modified; please apply your changes to the latest version and try again',
+      message: 'Operation cannot be fulfilled on configmaps "one": the object has been modified; please apply your changes to the latest version and try again',
     });
 
     const unconditional = await call(server, "PUT", "/api/v1/namespaces/default/configmaps/one", cm("one", { a: "4" }));
@@ -165,7 +171,13 @@ describe("APIServer: REST verbs", () => {
   it("patches with JSON merge patch and JSON patch; a failed test is 422 and changes nothing", async () => {
     const server = newServer();
     await call(server, "POST", "/api/v1/namespaces/default/configmaps", cm("p", { a: "1", b: "2" }));
-    const merged = await call(server, "PATCH", "/api/v1/namespaces/default/configmaps/p", { data: { a: null, c: "3" } }, { "content-type": "application/merge-patch+json" });
+    const merged = await call(
+      server,
+      "PATCH",
+      "/api/v1/namespaces/default/configmaps/p",
+      { data: { a: null, c: "3" } },
+      { "content-type": "application/merge-patch+json" },
+    );
     expect(merged.status).toBe(200);
     expect(merged.json.data).toEqual({ b: "2", c: "3" });
     const patched = await call(server, "PATCH", "/api/v1/namespaces/default/configmaps/p", [{ op: "replace", path: "/data/b", value: "x" }], {
@@ -198,9 +210,15 @@ describe("APIServer: REST verbs", () => {
     expect(first.json.metadata.deletionTimestamp).toBeDefined();
     const live = await call(server, "GET", "/api/v1/namespaces/default/configmaps/f");
     expect(live.json.metadata.deletionTimestamp).toBeDefined();
-    const released = await call(server, "PATCH", "/api/v1/namespaces/default/configmaps/f", { metadata: { finalizers: null } }, {
-      "content-type": "application/merge-patch+json",
-    });
+    const released = await call(
+      server,
+      "PATCH",
+      "/api/v1/namespaces/default/configmaps/f",
+      { metadata: { finalizers: null } },
+      {
+        "content-type": "application/merge-patch+json",
+      },
+    );
     expect(released.status).toBe(200);
     expect((await call(server, "GET", "/api/v1/namespaces/default/configmaps/f")).status).toBe(404);
     expect(created.status).toBe(201);
@@ -209,7 +227,11 @@ describe("APIServer: REST verbs", () => {
   it("checks delete preconditions", async () => {
     const server = newServer();
     await call(server, "POST", "/api/v1/namespaces/default/configmaps", cm("pre"));
-    const res = await call(server, "DELETE", "/api/v1/namespaces/default/configmaps/pre", { kind: "DeleteOptions", apiVersion: "v1", preconditions: { uid: "nope" } });
+    const res = await call(server, "DELETE", "/api/v1/namespaces/default/configmaps/pre", {
+      kind: "DeleteOptions",
+      apiVersion: "v1",
+      preconditions: { uid: "nope" },
+    });
     expect(res.status).toBe(409);
     expect(res.json.message).toContain("Precondition failed: UID in precondition: nope");
   });
@@ -306,7 +328,9 @@ describe("APIServer: lists and watches", () => {
       expect(res.json).toMatchObject({ kind: "Table", apiVersion: `${group}/v1` });
       expect(res.json.rows[0].object).toMatchObject({ kind: "PartialObjectMetadata", apiVersion: `${group}/v1` });
     }
-    const other = await call(server, "GET", "/api/v1/namespaces/default/configmaps", undefined, { accept: "application/json;as=Table;v=v1;g=meta.example.com" });
+    const other = await call(server, "GET", "/api/v1/namespaces/default/configmaps", undefined, {
+      accept: "application/json;as=Table;v=v1;g=meta.example.com",
+    });
     expect(other.status).toBe(406);
   });
 });
@@ -358,7 +382,9 @@ describe("APIServer: protocol surface", () => {
     expect(names).toEqual(expect.arrayContaining(["configmaps", "secrets", "namespaces", "namespaces/status", "namespaces/finalize", "events"]));
     const apis = await call(server, "GET", "/apis");
     expect(apis.json.groups.map((g: { name: string }) => g.name)).toContain("coordination.orch.io");
-    const aggregated = await call(server, "GET", "/apis", undefined, { accept: "application/json;g=apidiscovery.orch.io;v=v2;as=APIGroupDiscoveryList,application/json" });
+    const aggregated = await call(server, "GET", "/apis", undefined, {
+      accept: "application/json;g=apidiscovery.orch.io;v=v2;as=APIGroupDiscoveryList,application/json",
+    });
     expect(aggregated.headers.get("content-type")).toBe("application/json;g=apidiscovery.orch.io;v=v2;as=APIGroupDiscoveryList");
     expect(aggregated.json.kind).toBe("APIGroupDiscoveryList");
     const version = await call(server, "GET", "/version");

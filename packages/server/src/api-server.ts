@@ -13,14 +13,7 @@ import type { Clock, Store } from "@orch/store";
 import { MemoryStore, systemClock } from "@orch/store";
 import { WatchCache } from "@orch/list";
 import type { APIRequest, APIResponse } from "./api-request.js";
-import {
-  aggregatedDiscovery,
-  aggregatedDiscoveryAccepted,
-  apiGroupList,
-  apiGroupOf,
-  apiResourceList,
-  apiVersions,
-} from "./discovery.js";
+import { aggregatedDiscovery, aggregatedDiscoveryAccepted, apiGroupList, apiGroupOf, apiResourceList, apiVersions } from "./discovery.js";
 import type { ControllerInput } from "./control-loop.js";
 import { healthResponse, type HealthCheck } from "./health.js";
 import { createBuiltinNamespaces } from "./builtin-namespaces.js";
@@ -422,7 +415,8 @@ export class APIServer {
     if (head === "apis" && s.length <= 3) {
       if (s.length === 1) {
         const aggregated = aggregatedDiscoveryAccepted(request.headers.get("accept"), this.domain);
-        if (aggregated) return discovery(aggregatedDiscovery(this.#served, false, this.domain, aggregated.includes("v=v2beta1") ? "v2beta1" : "v2"), aggregated);
+        if (aggregated)
+          return discovery(aggregatedDiscovery(this.#served, false, this.domain, aggregated.includes("v=v2beta1") ? "v2beta1" : "v2"), aggregated);
         return discovery(apiGroupList(this.#served));
       }
       if (s.length === 2) return discovery(apiGroupOf(this.#served, s[1] as string));

@@ -45,7 +45,10 @@ describe("server-side apply through PATCH", () => {
     await call(server, "PATCH", `${cmPath}?fieldManager=alice`, config("  a: '1'\n  b: '2'\n"), applyYAML);
     const dropped = await call(server, "PATCH", `${cmPath}?fieldManager=alice`, config("  a: '1'\n"), applyYAML);
     expect(dropped.json.data).toEqual({ a: "1" });
-    const merged = await call(server, "PATCH", cmPath, JSON.stringify({ data: { c: "3" } }), { "content-type": "application/merge-patch+json", "user-agent": "kubectl/v1.32" });
+    const merged = await call(server, "PATCH", cmPath, JSON.stringify({ data: { c: "3" } }), {
+      "content-type": "application/merge-patch+json",
+      "user-agent": "kubectl/v1.32",
+    });
     expect(merged.json.metadata.managedFields).toEqual(
       expect.arrayContaining([expect.objectContaining({ manager: "kubectl", operation: "Update", fieldsV1: { "f:data": { "f:c": {} } } })]),
     );

@@ -36,7 +36,11 @@ describe("APIServer authentication", () => {
   it("answers 401 Unauthorized to a token nobody recognises, telling the log why and the client nothing", async () => {
     const lines: string[] = [];
     const server = new APIServer({ authenticators: [tokens], log: (line) => lines.push(line) });
-    const { status, body } = await json(server, { method: "GET", url: "/api/v1/namespaces/default/secrets", headers: new Headers({ authorization: "Bearer mallory" }) });
+    const { status, body } = await json(server, {
+      method: "GET",
+      url: "/api/v1/namespaces/default/secrets",
+      headers: new Headers({ authorization: "Bearer mallory" }),
+    });
     expect(status).toBe(401);
     expect(body).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Unauthorized", reason: "Unauthorized", code: 401 });
     expect(lines).toEqual([expect.stringContaining("Unable to authenticate the request GET /api/v1/namespaces/default/secrets: invalid bearer token")]);
@@ -51,7 +55,13 @@ describe("APIServer authentication", () => {
     const server = new APIServer({ authenticators: [tokens] });
     const asTester = await json(server, { ...post(whoamiPath, review), user: { name: "tester", groups: ["system:masters"] } });
     expect(asTester.body.status).toEqual({ userInfo: { username: "tester", groups: ["system:masters"] } });
-    const viaFetch = await server.fetch(new Request(`http://x${whoamiPath}`, { method: "POST", body: review, headers: { "content-type": "application/json", authorization: "Bearer alice-token" } }));
+    const viaFetch = await server.fetch(
+      new Request(`http://x${whoamiPath}`, {
+        method: "POST",
+        body: review,
+        headers: { "content-type": "application/json", authorization: "Bearer alice-token" },
+      }),
+    );
     expect(((await viaFetch.json()) as APIObject).status).toMatchObject({ userInfo: { username: "alice" } });
     const refused = await server.fetch(new Request(`http://x${whoamiPath}`, { method: "POST", body: review, headers: { authorization: "Bearer nope" } }));
     expect(refused.status).toBe(401);
@@ -62,7 +72,13 @@ describe("APIServer authentication", () => {
     const admin = { name: "admin", groups: ["system:masters"] };
     const sa = await json(server, { ...post("/api/v1/namespaces/default/serviceaccounts", JSON.stringify({ metadata: { name: "builder" } })), user: admin });
     expect(sa.status).toBe(201);
-    const issued = await json(server, { ...post("/api/v1/namespaces/default/serviceaccounts/builder/token", JSON.stringify({ apiVersion: "authentication.orch.io/v1", kind: "TokenRequest", spec: {} })), user: admin });
+    const issued = await json(server, {
+      ...post(
+        "/api/v1/namespaces/default/serviceaccounts/builder/token",
+        JSON.stringify({ apiVersion: "authentication.orch.io/v1", kind: "TokenRequest", spec: {} }),
+      ),
+      user: admin,
+    });
     const token = (issued.body.status as { token: string }).token;
     const who = await json(server, post(whoamiPath, review, { authorization: `Bearer ${token}` }));
     expect(who.body.status).toEqual({
@@ -76,9 +92,18 @@ describe("APIServer authentication", () => {
     // TokenReview answers with the same authenticators.
     const reviewed = await json(server, { ...post("/apis/authentication.orch.io/v1/tokenreviews", JSON.stringify({ spec: { token } })), user: admin });
     expect(reviewed.body.status).toMatchObject({ authenticated: true, user: { username: "system:serviceaccount:default:builder" } });
-    const beta = await json(server, { ...post("/apis/authentication.orch.io/v1beta1/tokenreviews", JSON.stringify({ apiVersion: "authentication.orch.io/v1beta1", kind: "TokenReview", spec: { token: "garbage" } })), user: admin });
+    const beta = await json(server, {
+      ...post(
+        "/apis/authentication.orch.io/v1beta1/tokenreviews",
+        JSON.stringify({ apiVersion: "authentication.orch.io/v1beta1", kind: "TokenReview", spec: { token: "garbage" } }),
+      ),
+      user: admin,
+    });
     expect(beta.body).toMatchObject({ apiVersion: "authentication.orch.io/v1beta1", kind: "TokenReview", status: { authenticated: false } });
-    const wrongAudience = await json(server, { ...post("/apis/authentication.orch.io/v1/tokenreviews", JSON.stringify({ spec: { token, audiences: ["vault"] } })), user: admin });
+    const wrongAudience = await json(server, {
+      ...post("/apis/authentication.orch.io/v1/tokenreviews", JSON.stringify({ spec: { token, audiences: ["vault"] } })),
+      user: admin,
+    });
     expect(wrongAudience.body.status).toMatchObject({ authenticated: false });
     // A token created before the account is deleted and first used after: refused.
     const second = await json(server, { ...post("/api/v1/namespaces/default/serviceaccounts/builder/token", JSON.stringify({ spec: {} })), user: admin });
@@ -121,11 +146,21 @@ describe("APIServer authentication", () => {
       { reason: "FieldValueInvalid", message: 'Invalid value: "<secret data>": must match [a-z0-9]{16}', field: "data[token-secret]" },
       { reason: "FieldValueInvalid", message: 'Invalid value: "soon": must be an RFC 3339 time such as 2006-01-02T15:04:05Z', field: "data[expiration]" },
       { reason: "FieldValueInvalid", message: 'Invalid value: "yes": must be "true" when present', field: "data[usage-bootstrap-signing]" },
-      { reason: "FieldValueInvalid", message: 'Invalid value: "system:masters": must match ^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$', field: "data[auth-extra-groups]" },
+      {
+        reason: "FieldValueInvalid",
+        message: 'Invalid value: "system:masters": must match ^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$',
+        field: "data[auth-extra-groups]",
+      },
     ];
     const created = await json(server, { ...post(path, JSON.stringify(secret(bad))), user: admin });
     expect(created.status).toBe(422);
-    expect(created.body).toMatchObject({ kind: "Status", status: "Failure", reason: "Invalid", code: 422, details: { name: "bootstrap-token-abcdef", kind: "Secret", causes } });
+    expect(created.body).toMatchObject({
+      kind: "Status",
+      status: "Failure",
+      reason: "Invalid",
+      code: 422,
+      details: { name: "bootstrap-token-abcdef", kind: "Secret", causes },
+    });
     expect(created.body["message"]).toContain('Secret "bootstrap-token-abcdef" is invalid: [data[token-id]: Invalid value: "ABCDEF"');
 
     expect((await server.handle({ ...post(path, JSON.stringify(secret({}))), user: admin })).status).toBe(201);

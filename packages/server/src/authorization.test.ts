@@ -8,7 +8,14 @@ const admin: UserInfo = { name: "admin", groups: ["system:masters", "system:auth
 const alice: UserInfo = { name: "alice", groups: ["dev", "system:authenticated"] };
 const rbac = "/apis/rbac.authorization.orch.io/v1";
 
-function call(server: APIServer, method: string, url: string, user: UserInfo | undefined, body?: unknown, headers: Record<string, string> = {}): Promise<APIResponse> {
+function call(
+  server: APIServer,
+  method: string,
+  url: string,
+  user: UserInfo | undefined,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<APIResponse> {
   const request: APIRequest = { method, url, headers: new Headers({ "content-type": "application/json", ...headers }) };
   if (user) request.user = user;
   if (body !== undefined) request.body = new TextEncoder().encode(JSON.stringify(body));
@@ -49,7 +56,9 @@ describe("APIServer authorization", () => {
     expect(api).toMatchObject({ status: 403, body: { reason: "Forbidden", message: 'forbidden: User "system:anonymous" cannot get path "/api"' } });
     expect((await call(server, "GET", "/api", alice)).status).toBe(200);
     const review = await json(
-      call(server, "POST", "/apis/authorization.orch.io/v1/selfsubjectaccessreviews", alice, { spec: { resourceAttributes: { namespace: "team", verb: "list", resource: "pods" } } }),
+      call(server, "POST", "/apis/authorization.orch.io/v1/selfsubjectaccessreviews", alice, {
+        spec: { resourceAttributes: { namespace: "team", verb: "list", resource: "pods" } },
+      }),
     );
     expect(review).toMatchObject({ status: 201, body: { status: { allowed: false } } });
   });
@@ -58,19 +67,32 @@ describe("APIServer authorization", () => {
     const server = await rbacServer();
     const role = { metadata: { name: "pod-reader" }, rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "watch"] }] };
     expect((await call(server, "POST", `${rbac}/namespaces/team/roles`, admin, role)).status).toBe(201);
-    const binding = { metadata: { name: "devs" }, roleRef: { apiGroup: "rbac.authorization.orch.io", kind: "Role", name: "pod-reader" }, subjects: [{ kind: "Group", name: "dev" }] };
+    const binding = {
+      metadata: { name: "devs" },
+      roleRef: { apiGroup: "rbac.authorization.orch.io", kind: "Role", name: "pod-reader" },
+      subjects: [{ kind: "Group", name: "dev" }],
+    };
     expect((await call(server, "POST", `${rbac}/namespaces/team/rolebindings`, admin, binding)).status).toBe(201);
     await eventually(async () => (await call(server, "GET", "/api/v1/namespaces/team/pods", alice)).status === 200);
     const secrets = await json(call(server, "GET", "/api/v1/namespaces/team/secrets", alice));
     expect(secrets).toMatchObject({
       status: 403,
-      body: { message: 'secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "team"', details: { kind: "secrets" } },
+      body: {
+        message: 'secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "team"',
+        details: { kind: "secrets" },
+      },
     });
     expect((await call(server, "GET", "/api/v1/namespaces/default/pods", alice)).status).toBe(403);
     const rules = await json(call(server, "POST", "/apis/authorization.orch.io/v1/selfsubjectrulesreviews", alice, { spec: { namespace: "team" } }));
-    expect((rules.body.status as { resourceRules: unknown[] }).resourceRules).toContainEqual({ verbs: ["get", "list", "watch"], apiGroups: [""], resources: ["pods"] });
+    expect((rules.body.status as { resourceRules: unknown[] }).resourceRules).toContainEqual({
+      verbs: ["get", "list", "watch"],
+      apiGroups: [""],
+      resources: ["pods"],
+    });
     const sar = await json(
-      call(server, "POST", "/apis/authorization.orch.io/v1/subjectaccessreviews", admin, { spec: { user: "bob", groups: ["dev"], resourceAttributes: { namespace: "team", verb: "get", resource: "pods" } } }),
+      call(server, "POST", "/apis/authorization.orch.io/v1/subjectaccessreviews", admin, {
+        spec: { user: "bob", groups: ["dev"], resourceAttributes: { namespace: "team", verb: "get", resource: "pods" } },
+      }),
     );
     expect(sar.body.status).toMatchObject({ allowed: true });
   });
@@ -86,7 +108,11 @@ describe("APIServer authorization", () => {
       ],
     };
     expect((await call(server, "POST", `${rbac}/clusterroles`, admin, lead)).status).toBe(201);
-    const ownAdmin = { metadata: { name: "alice-lead" }, roleRef: { apiGroup: "rbac.authorization.orch.io", kind: "ClusterRole", name: "team-lead" }, subjects: [{ kind: "User", name: "alice" }] };
+    const ownAdmin = {
+      metadata: { name: "alice-lead" },
+      roleRef: { apiGroup: "rbac.authorization.orch.io", kind: "ClusterRole", name: "team-lead" },
+      subjects: [{ kind: "User", name: "alice" }],
+    };
     expect((await call(server, "POST", `${rbac}/namespaces/team/rolebindings`, admin, ownAdmin)).status).toBe(201);
     await eventually(async () => (await call(server, "GET", "/api/v1/namespaces/team/secrets", alice)).status === 200);
     const fine = { metadata: { name: "reader" }, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] };
@@ -95,15 +121,24 @@ describe("APIServer authorization", () => {
     const escalation = await json(call(server, "POST", `${rbac}/namespaces/team/roles`, alice, nodes));
     expect(escalation.status).toBe(403);
     expect(escalation.body.message).toContain("is attempting to grant RBAC permissions not currently held");
-    const toAdmin = { metadata: { name: "root" }, roleRef: { apiGroup: "rbac.authorization.orch.io", kind: "ClusterRole", name: "cluster-admin" }, subjects: [{ kind: "User", name: "alice" }] };
+    const toAdmin = {
+      metadata: { name: "root" },
+      roleRef: { apiGroup: "rbac.authorization.orch.io", kind: "ClusterRole", name: "cluster-admin" },
+      subjects: [{ kind: "User", name: "alice" }],
+    };
     expect((await call(server, "POST", `${rbac}/namespaces/team/rolebindings`, alice, toAdmin)).status).toBe(403);
   });
 
   it("impersonates with the right to, and refuses without it", async () => {
     const server = await rbacServer();
-    const who = await json(call(server, "POST", "/apis/authentication.orch.io/v1/selfsubjectreviews", admin, {}, { "Impersonate-User": "bob", "Impersonate-Group": "qa" }));
+    const who = await json(
+      call(server, "POST", "/apis/authentication.orch.io/v1/selfsubjectreviews", admin, {}, { "Impersonate-User": "bob", "Impersonate-Group": "qa" }),
+    );
     expect(who.body.status).toEqual({ userInfo: { username: "bob", groups: ["qa", "system:authenticated"] } });
     const refused = await json(call(server, "GET", "/api/v1/namespaces", alice, undefined, { "Impersonate-User": "admin" }));
-    expect(refused).toMatchObject({ status: 403, body: { message: 'users "admin" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope' } });
+    expect(refused).toMatchObject({
+      status: 403,
+      body: { message: 'users "admin" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope' },
+    });
   });
 });

@@ -65,7 +65,8 @@ describe("catalog writes: what the main resource and its sub-resources may chang
     const strict = await call(server, "POST", `${pvcs}?fieldValidation=Strict`, { ...claim, spec: { ...claim.spec, bogus: 1 } });
     expect(strict.status).toBe(400);
     expect(strict.json.message).toContain('unknown field "spec.bogus"');
-    const duplicate = '{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"dup","name":"dup2"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}';
+    const duplicate =
+      '{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"dup","name":"dup2"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}';
     const strictDuplicate = await call(server, "POST", `${pvcs}?fieldValidation=Strict`, duplicate);
     expect(strictDuplicate.status).toBe(400);
     expect(strictDuplicate.json.message).toContain('duplicate field "metadata.name"');
@@ -110,10 +111,20 @@ describe("catalog writes: what the main resource and its sub-resources may chang
     await createDefaultServiceAccount(server);
     const pods = "/api/v1/namespaces/default/pods";
     await call(server, "POST", pods, { metadata: { name: "p" }, spec: { containers: [{ name: "app", image: "nginx" }] } });
-    const bound = await call(server, "POST", `${pods}/p/binding`, { apiVersion: "v1", kind: "Binding", metadata: { name: "p" }, target: { apiVersion: "v1", kind: "Node", name: "node-1" } });
+    const bound = await call(server, "POST", `${pods}/p/binding`, {
+      apiVersion: "v1",
+      kind: "Binding",
+      metadata: { name: "p" },
+      target: { apiVersion: "v1", kind: "Node", name: "node-1" },
+    });
     expect(bound.status).toBe(201);
     expect((await call(server, "GET", `${pods}/p`)).json.spec.nodeName).toBe("node-1");
-    const again = await call(server, "POST", `${pods}/p/binding`, { apiVersion: "v1", kind: "Binding", metadata: { name: "p" }, target: { apiVersion: "v1", kind: "Node", name: "node-2" } });
+    const again = await call(server, "POST", `${pods}/p/binding`, {
+      apiVersion: "v1",
+      kind: "Binding",
+      metadata: { name: "p" },
+      target: { apiVersion: "v1", kind: "Node", name: "node-2" },
+    });
     expect(again.status).toBe(409);
     const evicted = await call(server, "POST", `${pods}/p/eviction`, { apiVersion: "policy/v1", kind: "Eviction", metadata: { name: "p" } });
     expect(evicted.status).toBe(201);

@@ -55,7 +55,13 @@ function setup(options: { watchFailures?: number } = {}) {
     const { entries, revision } = await store.list("/a/");
     seen.clear();
     for (const entry of entries) seen.add(entry.key);
-    loop.follow("/a/", revision, signal, (event) => seen.add(event.entry.key), (error) => ended.push(String(error)));
+    loop.follow(
+      "/a/",
+      revision,
+      signal,
+      (event) => seen.add(event.entry.key),
+      (error) => ended.push(String(error)),
+    );
   }
   const failLoads = (n: number) => {
     loadFailures = n;

@@ -14,7 +14,6 @@ export function verbsOf(served: ServedResource): string[] {
   return [...(served.type.verbs ?? allVerbs)].sort();
 }
 
-
 /**
  * The group, version and kind a sub-resource takes and answers with: the action's body kind for
  * an action (`pods/eviction` is `policy/v1` Eviction, `serviceaccounts/token`
@@ -114,7 +113,14 @@ export function apiResourceList(resources: readonly ServedResource[], group: str
     for (const sub of r.type.subresources ?? []) {
       const gvk = subresourceKind(r, sub, domain);
       const other = gvk.group !== group || gvk.version !== version ? { group: gvk.group, version: gvk.version } : {};
-      list.push({ name: `${r.type.resource}/${sub}`, singularName: "", namespaced: r.namespaced, ...other, kind: gvk.kind, verbs: subresourceVerbsOf(r.type, sub) });
+      list.push({
+        name: `${r.type.resource}/${sub}`,
+        singularName: "",
+        namespaced: r.namespaced,
+        ...other,
+        kind: gvk.kind,
+        verbs: subresourceVerbsOf(r.type, sub),
+      });
     }
   }
   return { kind: "APIResourceList", apiVersion: "v1", groupVersion: groupVersion(group, version), resources: list };

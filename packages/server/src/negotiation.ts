@@ -24,7 +24,10 @@ export function parseMediaType(text: string): MediaType | undefined {
     const eq = p.indexOf("=");
     if (eq === -1) continue;
     const key = p.slice(0, eq).trim().toLowerCase();
-    const value = p.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1");
+    const value = p
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, "$1");
     if (key !== "q") params[key] = value;
   }
   return { type, subtype, params };

@@ -7,7 +7,12 @@ import { objectKey, serveResource } from "./served-resource.js";
 
 const configMaps = serveResource(configMapType, "", configMapType.versions[0] as (typeof configMapType.versions)[number]);
 const write = (dryRun = false): WriteOptions => ({ dryRun, fieldValidation: "Ignore", warnings: [] });
-const cm = (metadata: APIObject["metadata"], data: Record<string, string> = {}): APIObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { namespace: "default", ...metadata }, data });
+const cm = (metadata: APIObject["metadata"], data: Record<string, string> = {}): APIObject => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { namespace: "default", ...metadata },
+  data,
+});
 
 /** `store`, counting writes, whose first `failures.create` creates are AlreadyExists and first `failures.update` updates Conflict. */
 function flaky(store: Store, failures: Partial<Record<"create" | "update", number>>): Store & { calls: Record<string, number> } {
@@ -50,12 +55,18 @@ describe("ObjectStore.guaranteedUpdate: the one write loop", () => {
     expect((result.body as APIObject).metadata.name).toMatch(/^web-[a-z0-9]{5}$/);
     expect(store.calls.create).toBe(8);
     const again = setup({ create: 8 });
-    await expect(again.objects.create(configMaps, "default", cm({ generateName: "web-" }), write())).rejects.toMatchObject({ code: 409, reason: "AlreadyExists" });
+    await expect(again.objects.create(configMaps, "default", cm({ generateName: "web-" }), write())).rejects.toMatchObject({
+      code: 409,
+      reason: "AlreadyExists",
+    });
   });
 
   it("does not retry a taken name that was not generated", async () => {
     const { objects, store } = setup({ create: 1 });
-    await expect(objects.create(configMaps, "default", cm({ name: "a" }), write())).rejects.toMatchObject({ code: 409, message: 'configmaps "a" already exists' });
+    await expect(objects.create(configMaps, "default", cm({ name: "a" }), write())).rejects.toMatchObject({
+      code: 409,
+      message: 'configmaps "a" already exists',
+    });
     expect(store.calls.create).toBe(1);
   });
 
@@ -81,24 +92,38 @@ describe("ObjectStore.guaranteedUpdate: the one write loop", () => {
     const stuck = setup({ update: 100 });
     await stuck.objects.create(configMaps, "default", cm({ name: "a" }), write());
     await expect(
-      stuck.objects.guaranteedUpdate(configMaps, "default", "a", { dryRun: false }, (current) => ({ kind: "update", object: { ...structuredClone(current), data: { k: "v" } } })),
-    ).rejects.toMatchObject({ code: 409, message: 'Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again' });
+      stuck.objects.guaranteedUpdate(configMaps, "default", "a", { dryRun: false }, (current) => ({
+        kind: "update",
+        object: { ...structuredClone(current), data: { k: "v" } },
+      })),
+    ).rejects.toMatchObject({
+      code: 409,
+      message: 'Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again',
+    });
     expect(stuck.store.calls.update).toBe(17);
   });
 
   it("answers a no-op, or an unchanged object, without writing", async () => {
     const { objects, store } = setup();
     const created = await objects.create(configMaps, "default", cm({ name: "a" }, { k: "v" }), write());
-    const noop = await objects.guaranteedUpdate(configMaps, "default", "a", { dryRun: false }, () => ({ kind: "noop", answer: { code: 202, body: created.body } }));
+    const noop = await objects.guaranteedUpdate(configMaps, "default", "a", { dryRun: false }, () => ({
+      kind: "noop",
+      answer: { code: 202, body: created.body },
+    }));
     expect(noop.code).toBe(202);
-    const same = await objects.guaranteedUpdate(configMaps, "default", "a", { dryRun: false }, (current) => ({ kind: "update", object: structuredClone(current) }));
+    const same = await objects.guaranteedUpdate(configMaps, "default", "a", { dryRun: false }, (current) => ({
+      kind: "update",
+      object: structuredClone(current),
+    }));
     expect(same).toEqual({ code: 200, body: created.body });
     expect(store.calls.update).toBe(0);
   });
 
   it("is 404 for a missing object in update mode, and hands undefined to tryUpdate in upsert mode", async () => {
     const { objects } = setup();
-    await expect(objects.guaranteedUpdate(configMaps, "default", "a", { dryRun: false }, () => ({ kind: "noop", answer: { code: 200, body: cm({}) } }))).rejects.toMatchObject({
+    await expect(
+      objects.guaranteedUpdate(configMaps, "default", "a", { dryRun: false }, () => ({ kind: "noop", answer: { code: 200, body: cm({}) } })),
+    ).rejects.toMatchObject({
       code: 404,
       message: 'configmaps "a" not found',
     });

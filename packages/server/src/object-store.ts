@@ -185,7 +185,10 @@ export function storedTypeInfo(served: ServedResource): TypeNode {
 }
 
 /** What the server lends every strategy beyond the domain and the time (see `StrategyContext`). */
-export type StrategyServices = Pick<StrategyContext, "get" | "serviceAccountTokens" | "reviewToken" | "authorize" | "rulesFor" | "uncoveredRules" | "reviewImages">;
+export type StrategyServices = Pick<
+  StrategyContext,
+  "get" | "serviceAccountTokens" | "reviewToken" | "authorize" | "rulesFor" | "uncoveredRules" | "reviewImages"
+>;
 
 /** The generic object store of one server: the write rules every kind shares. */
 export class ObjectStore {
@@ -221,7 +224,13 @@ export class ObjectStore {
   }
 
   /** The description of a create or update for {@link admit}. */
-  private describe(operation: Operation, namespace: string, object: APIObject, old: APIObject | undefined, opts: WriteOptions): WriteDescription & { admitted?: boolean } {
+  private describe(
+    operation: Operation,
+    namespace: string,
+    object: APIObject,
+    old: APIObject | undefined,
+    opts: WriteOptions,
+  ): WriteDescription & { admitted?: boolean } {
     const write: WriteDescription & { admitted?: boolean } = {
       operation,
       namespace,
@@ -268,9 +277,27 @@ export class ObjectStore {
    *   name (`create` mode), 409 Conflict for failed preconditions or too many conflicts, and
    *   whatever `tryUpdate` throws.
    */
-  guaranteedUpdate(served: ServedResource, namespace: string, name: string, flags: UpdateFlags & { mode?: "update" }, tryUpdate: TryUpdate): Promise<WriteResult>;
-  guaranteedUpdate(served: ServedResource, namespace: string, name: string, flags: UpdateFlags, tryUpdate: TryUpdate<APIObject | undefined>): Promise<WriteResult>;
-  async guaranteedUpdate(served: ServedResource, namespace: string, initialName: string, flags: UpdateFlags, given: TryUpdate | TryUpdate<APIObject | undefined>): Promise<WriteResult> {
+  guaranteedUpdate(
+    served: ServedResource,
+    namespace: string,
+    name: string,
+    flags: UpdateFlags & { mode?: "update" },
+    tryUpdate: TryUpdate,
+  ): Promise<WriteResult>;
+  guaranteedUpdate(
+    served: ServedResource,
+    namespace: string,
+    name: string,
+    flags: UpdateFlags,
+    tryUpdate: TryUpdate<APIObject | undefined>,
+  ): Promise<WriteResult>;
+  async guaranteedUpdate(
+    served: ServedResource,
+    namespace: string,
+    initialName: string,
+    flags: UpdateFlags,
+    given: TryUpdate | TryUpdate<APIObject | undefined>,
+  ): Promise<WriteResult> {
     // Only `upsert` and `create` hand `undefined` to `tryUpdate`: the first overload's never see it.
     const tryUpdate = given as TryUpdate<APIObject | undefined>;
     const mode = flags.mode ?? "update";
@@ -330,7 +357,13 @@ export class ObjectStore {
   }
 
   /** Writes an `update` or `delete` decision against the entry it was made from (nothing under dry-run). */
-  private async commitChange(key: string, entry: Entry, current: APIObject, decision: Exclude<UpdateDecision, { kind: "create" | "noop" }>, dryRun: boolean): Promise<WriteResult> {
+  private async commitChange(
+    key: string,
+    entry: Entry,
+    current: APIObject,
+    decision: Exclude<UpdateDecision, { kind: "create" | "noop" }>,
+    dryRun: boolean,
+  ): Promise<WriteResult> {
     if (decision.kind === "delete") {
       if (!dryRun) await this.store.delete(key, entry.modRevision);
       return decision.answer;
@@ -345,7 +378,7 @@ export class ObjectStore {
   /** Writes an updated object; one that is being deleted and has no finalizer left is removed. */
   private async writeOrFinalize(key: string, stored: APIObject, entry: Entry): Promise<APIObject> {
     const meta = stored.metadata;
-    if (meta.deletionTimestamp && !(meta.finalizers?.length) && !hasSpecFinalizers(stored)) {
+    if (meta.deletionTimestamp && !meta.finalizers?.length && !hasSpecFinalizers(stored)) {
       await this.store.delete(key, entry.modRevision);
       return { ...stored, metadata: { ...meta, resourceVersion: String(entry.modRevision) } };
     }
@@ -473,7 +506,11 @@ export class ObjectStore {
         : subresource && subresource !== "status"
           ? (strategy?.subresourceStrategies?.[subresource]?.validateUpdate?.(object, old, ctx) ?? [])
           : [...(strategy?.validate?.(object, ctx) ?? []), ...(strategy?.validateUpdate?.(object, old, ctx) ?? [])];
-    const errors = [...validateObjectMeta(object, this.metaOptions(served), ctx), ...validateObjectMetaUpdate(object, old, { domain: this.domain }), ...kindErrors];
+    const errors = [
+      ...validateObjectMeta(object, this.metaOptions(served), ctx),
+      ...validateObjectMetaUpdate(object, old, { domain: this.domain }),
+      ...kindErrors,
+    ];
     if (errors.length) this.invalid(served, meta.name ?? "", errors);
     return object;
   }
@@ -542,9 +579,21 @@ export class ObjectStore {
    * it. `request` is the decoded body of the action's kind; the answer is the action's.
    * @throws StatusError 404 for a missing parent, 422 on the action's kind for field errors.
    */
-  async act(served: ServedResource, namespace: string, name: string, actionName: string, action: ActionSubresource, request: APIObject, opts: WriteOptions): Promise<WriteResult> {
+  async act(
+    served: ServedResource,
+    namespace: string,
+    name: string,
+    actionName: string,
+    action: ActionSubresource,
+    request: APIObject,
+    opts: WriteOptions,
+  ): Promise<WriteResult> {
     return this.guaranteedUpdate(served, namespace, name, { dryRun: opts.dryRun }, async (current) => {
-      const write = { ...this.describe("CREATE", namespace, request, undefined, { ...opts, subresource: actionName }), name, kind: actionKindOf(action, this.domain) };
+      const write = {
+        ...this.describe("CREATE", namespace, request, undefined, { ...opts, subresource: actionName }),
+        name,
+        kind: actionKindOf(action, this.domain),
+      };
       const attrs = await this.admit(served, write);
       const body = attrs?.object ?? request;
       await this.validateAdmission(attrs);
@@ -616,7 +665,11 @@ export class ObjectStore {
       }
       strategy?.prepareForDelete?.(next, this.strategyContext());
       const code = options.propagationPolicy === "Foreground" ? 202 : 200;
-      return { kind: "update", object: next, answer: (written) => ({ code, body: strategy?.deleteReturnsObject === false ? successStatus(details, code) : written }) };
+      return {
+        kind: "update",
+        object: next,
+        answer: (written) => ({ code, body: strategy?.deleteReturnsObject === false ? successStatus(details, code) : written }),
+      };
     });
   }
 }

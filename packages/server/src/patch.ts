@@ -26,7 +26,10 @@ function applyJSONPatch(current: APIObject, operations: unknown): unknown {
   const error = fastJSONPatch.validate(operations as fastJSONPatch.Operation[], mutableCopy(current));
   if (error) {
     if (error.name === "TEST_OPERATION_FAILED") {
-      throw statusError("Invalid", `the server rejected our request due to an error in our request: testing value failed at ${String(error.operation?.path ?? "")}`);
+      throw statusError(
+        "Invalid",
+        `the server rejected our request due to an error in our request: testing value failed at ${String(error.operation?.path ?? "")}`,
+      );
     }
     throw badRequest(`the JSON patch is invalid: ${error.message.split("\n")[0] ?? error.name}`);
   }
@@ -35,7 +38,10 @@ function applyJSONPatch(current: APIObject, operations: unknown): unknown {
   } catch (e) {
     const err = e as { name?: string; message?: string; operation?: { path?: string } };
     if (err.name === "TEST_OPERATION_FAILED") {
-      throw statusError("Invalid", `the server rejected our request due to an error in our request: testing value failed at ${String(err.operation?.path ?? "")}`);
+      throw statusError(
+        "Invalid",
+        `the server rejected our request due to an error in our request: testing value failed at ${String(err.operation?.path ?? "")}`,
+      );
     }
     throw badRequest(`the JSON patch could not be applied: ${(err.message ?? "").split("\n")[0]}`);
   }
@@ -65,8 +71,6 @@ export function applyPatch(contentType: string | null, body: Uint8Array | undefi
     default:
       break;
   }
-  const offered = patchMediaTypes.filter(
-    (t) => t !== "application/strategic-merge-patch+json" || strategicMergePatchSupported(schema),
-  );
+  const offered = patchMediaTypes.filter((t) => t !== "application/strategic-merge-patch+json" || strategicMergePatchSupported(schema));
   throw unsupportedMediaType(contentType ?? "", offered);
 }

@@ -17,7 +17,13 @@ describe("APIServer: protobuf bodies and answers", () => {
 
   it("reads a protobuf create and answers JSON unless protobuf comes first in Accept", async () => {
     const server = new APIServer({ store: new MemoryStore() });
-    const json = await call(server, "POST", "/api/v1/namespaces/default/configmaps", { "content-type": pb, accept: "application/json" }, encodeProtobufObject(configMap));
+    const json = await call(
+      server,
+      "POST",
+      "/api/v1/namespaces/default/configmaps",
+      { "content-type": pb, accept: "application/json" },
+      encodeProtobufObject(configMap),
+    );
     expect(json.status).toBe(201);
     expect(json.headers.get("content-type")).toBe("application/json");
     expect(JSON.parse(text(json.body))).toMatchObject({ metadata: { name: "p", namespace: "default" }, data: { a: "b" } });
@@ -40,7 +46,13 @@ describe("APIServer: protobuf bodies and answers", () => {
     expect(JSON.parse(text(missing.body)).reason).toBe("NotFound");
     await call(server, "POST", "/api/v1/namespaces/default/configmaps", { "content-type": pb }, encodeProtobufObject(configMap));
     const deleteOptions = encodeProtobufObject({ apiVersion: "v1", kind: "DeleteOptions", propagationPolicy: "Background" });
-    const deleted = await call(server, "DELETE", "/api/v1/namespaces/default/configmaps/p", { "content-type": pb, accept: `${pb},application/json` }, deleteOptions);
+    const deleted = await call(
+      server,
+      "DELETE",
+      "/api/v1/namespaces/default/configmaps/p",
+      { "content-type": pb, accept: `${pb},application/json` },
+      deleteOptions,
+    );
     expect(deleted.status).toBe(200);
     expect(deleted.headers.get("content-type")).toBe("application/json");
     expect(JSON.parse(text(deleted.body))).toMatchObject({ kind: "Status", status: "Success" });

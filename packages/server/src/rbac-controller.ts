@@ -5,7 +5,17 @@
  * controller's job, in `@orch/controllers`, as in the reference.)
  * @module
  */
-import { bootstrapPolicy, RBACIndex, reconcileBinding, reconcileRole, type ClusterRole, type ClusterRoleBinding, type RBACKind, type Role, type RoleBinding } from "@orch/authz";
+import {
+  bootstrapPolicy,
+  RBACIndex,
+  reconcileBinding,
+  reconcileRole,
+  type ClusterRole,
+  type ClusterRoleBinding,
+  type RBACKind,
+  type Role,
+  type RoleBinding,
+} from "@orch/authz";
 import { isAlreadyExists, type APIObject } from "@orch/meta";
 import { ControlLoop, messageOf, type ControllerInput } from "./control-loop.js";
 import type { WriteOptions } from "./object-store.js";
@@ -81,7 +91,8 @@ export class RBACController {
       }
     };
     const role = (e: APIObject, w: APIObject) => reconcileRole(e as unknown as ClusterRole, w as unknown as ClusterRole) as unknown as APIObject | undefined;
-    const binding = (e: APIObject, w: APIObject) => reconcileBinding(e as unknown as ClusterRoleBinding, w as unknown as ClusterRoleBinding) as unknown as APIObject | undefined;
+    const binding = (e: APIObject, w: APIObject) =>
+      reconcileBinding(e as unknown as ClusterRoleBinding, w as unknown as ClusterRoleBinding) as unknown as APIObject | undefined;
     for (const o of policy.clusterRoles) await write("clusterroles", o as unknown as APIObject, role);
     for (const o of policy.clusterRoleBindings) await write("clusterrolebindings", o as unknown as APIObject, binding);
     for (const o of policy.roles) await write("roles", o as unknown as APIObject, role);

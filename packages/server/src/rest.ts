@@ -55,7 +55,13 @@ function deprecationWarning(ctx: RestContext, served: ServedResource): string | 
  *   namespace, 405 for a verb the kind or sub-resource does not offer, 406 for an `Accept`
  *   nothing matches, and whatever the handler throws.
  */
-export async function serveResource(ctx: RestContext, served: ServedResource, info: ResourceRequestInfo, request: APIRequest, query: URLSearchParams): Promise<APIResponse> {
+export async function serveResource(
+  ctx: RestContext,
+  served: ServedResource,
+  info: ResourceRequestInfo,
+  request: APIRequest,
+  query: URLSearchParams,
+): Promise<APIResponse> {
   if (info.subresource && !(served.type.subresources ?? []).includes(info.subresource)) noSuchResource();
   // An action sub-resource (pods/eviction, serviceaccounts/token) is only ever created; others
   // answer the verbs their strategy names.
@@ -66,7 +72,8 @@ export async function serveResource(ctx: RestContext, served: ServedResource, in
   // themselves (`namespaces/<name>`) is read as that namespace by request-info, as the reference does.
   if (!served.namespaced && info.namespace && info.resource !== "namespaces") noSuchResource();
   // protobuf answers only single objects (no lists, watches or Tables) of kinds with a codec
-  const singleObject = !info.subresource && (info.verb === "get" || info.verb === "create" || info.verb === "update" || info.verb === "patch" || info.verb === "delete");
+  const singleObject =
+    !info.subresource && (info.verb === "get" || info.verb === "create" || info.verb === "update" || info.verb === "patch" || info.verb === "delete");
   const negotiated = negotiate(
     request.headers.get("accept"),
     ctx.domain,
@@ -83,7 +90,8 @@ export async function serveResource(ctx: RestContext, served: ServedResource, in
     query,
     namespace: served.namespaced ? info.namespace : "",
     negotiated,
-    encode: (code, body, warnings) => encodeResponse(code, body, { negotiated, pretty, warnings: deprecation ? [deprecation, ...(warnings ?? [])] : (warnings ?? []) }),
+    encode: (code, body, warnings) =>
+      encodeResponse(code, body, { negotiated, pretty, warnings: deprecation ? [deprecation, ...(warnings ?? [])] : (warnings ?? []) }),
   };
   return (served.type.computed ? computedHandlers : handlers)[info.verb](call);
 }

@@ -14,10 +14,16 @@ function newServer(options: APIServerOptions = {}): APIServer {
   return server;
 }
 
-async function call(server: APIServer, method: string, url: string, body?: unknown, accept?: string): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test JSON is read loosely
+async function call(server: APIServer, method: string, url: string, body?: unknown, accept?: string): Promise<{ status: number; json: any }> {
   const headers = new Headers(body === undefined ? {} : { "content-type": "application/json" });
   if (accept) headers.set("accept", accept);
-  const res: APIResponse = await server.handle({ method, url, headers, ...(body === undefined ? {} : { body: new TextEncoder().encode(JSON.stringify(body)) }) });
+  const res: APIResponse = await server.handle({
+    method,
+    url,
+    headers,
+    ...(body === undefined ? {} : { body: new TextEncoder().encode(JSON.stringify(body)) }),
+  });
   const text = typeof res.body === "string" ? res.body : res.body ? new TextDecoder().decode(res.body) : "";
   return { status: res.status, json: text ? JSON.parse(text) : undefined };
 }
@@ -66,7 +72,9 @@ describe("runtimeConfig", () => {
     const server = newServer({ runtimeConfig: { "admissionregistration.orch.io/v1beta1": false } });
     expect(await listedGroupVersions(server)).toContain("admissionregistration.orch.io/v1");
     expect(await listedGroupVersions(server)).not.toContain("admissionregistration.orch.io/v1beta1");
-    expect((await call(server, "GET", "/apis/admissionregistration.orch.io")).json.versions).toEqual([{ groupVersion: "admissionregistration.orch.io/v1", version: "v1" }]);
+    expect((await call(server, "GET", "/apis/admissionregistration.orch.io")).json.versions).toEqual([
+      { groupVersion: "admissionregistration.orch.io/v1", version: "v1" },
+    ]);
     expect(await aggregatedGroupVersions(server)).not.toContain("admissionregistration.orch.io/v1beta1");
     expect(await openAPIPaths(server)).toContain("apis/admissionregistration.orch.io/v1");
     expect(await openAPIPaths(server)).not.toContain("apis/admissionregistration.orch.io/v1beta1");
@@ -76,10 +84,24 @@ describe("runtimeConfig", () => {
 
   it("answers 404 to a request for a disabled version, and serves the others", async () => {
     const server = newServer({ runtimeConfig: { "admissionregistration.orch.io/v1beta1": false } });
-    const beta = await call(server, "POST", "/apis/admissionregistration.orch.io/v1beta1/mutatingwebhookconfigurations", webhookConfiguration("admissionregistration.orch.io/v1beta1"));
+    const beta = await call(
+      server,
+      "POST",
+      "/apis/admissionregistration.orch.io/v1beta1/mutatingwebhookconfigurations",
+      webhookConfiguration("admissionregistration.orch.io/v1beta1"),
+    );
     expect(beta.status).toBe(404);
     expect((await call(server, "GET", "/apis/admissionregistration.orch.io/v1beta1/mutatingwebhookconfigurations")).status).toBe(404);
-    expect((await call(server, "POST", "/apis/admissionregistration.orch.io/v1/mutatingwebhookconfigurations", webhookConfiguration("admissionregistration.orch.io/v1"))).status).toBe(201);
+    expect(
+      (
+        await call(
+          server,
+          "POST",
+          "/apis/admissionregistration.orch.io/v1/mutatingwebhookconfigurations",
+          webhookConfiguration("admissionregistration.orch.io/v1"),
+        )
+      ).status,
+    ).toBe(201);
   });
 
   it("serves only what api/all=false turns back on, and still starts on the stored namespaces", async () => {
@@ -90,7 +112,11 @@ describe("runtimeConfig", () => {
     expect((await call(server, "GET", "/api/v1")).status).toBe(404);
     expect(await openAPIPaths(server)).toEqual(["apis/coordination.orch.io/v1"]);
     expect((await call(server, "GET", "/api/v1/namespaces/default/configmaps")).status).toBe(404);
-    const lease = await call(server, "POST", "/apis/coordination.orch.io/v1/namespaces/default/leases", { apiVersion: "coordination.orch.io/v1", kind: "Lease", metadata: { name: "l" } });
+    const lease = await call(server, "POST", "/apis/coordination.orch.io/v1/namespaces/default/leases", {
+      apiVersion: "coordination.orch.io/v1",
+      kind: "Lease",
+      metadata: { name: "l" },
+    });
     expect(lease.status, JSON.stringify(lease.json)).toBe(201);
     expect((await call(server, "GET", "/apis/coordination.orch.io/v1/namespaces/default/leases/l")).json.metadata.name).toBe("l");
   });
@@ -153,7 +179,12 @@ describe("runtimeConfig", () => {
   it("keeps stored objects readable through a served version when their storage version is turned off", async () => {
     const store = new MemoryStore();
     const before = newServer({ store });
-    const created = await call(before, "POST", "/apis/admissionregistration.orch.io/v1/mutatingwebhookconfigurations", webhookConfiguration("admissionregistration.orch.io/v1"));
+    const created = await call(
+      before,
+      "POST",
+      "/apis/admissionregistration.orch.io/v1/mutatingwebhookconfigurations",
+      webhookConfiguration("admissionregistration.orch.io/v1"),
+    );
     expect(created.status, JSON.stringify(created.json)).toBe(201);
 
     const after = newServer({ store, runtimeConfig: { "admissionregistration.orch.io/v1": false } });
@@ -164,11 +195,21 @@ describe("runtimeConfig", () => {
     expect((await call(after, "GET", "/apis/admissionregistration.orch.io/v1/mutatingwebhookconfigurations/hooks")).status).toBe(404);
     const got = await call(after, "GET", "/apis/admissionregistration.orch.io/v1beta1/mutatingwebhookconfigurations/hooks");
     expect(got.status, JSON.stringify(got.json)).toBe(200);
-    expect(got.json).toMatchObject({ apiVersion: "admissionregistration.orch.io/v1beta1", metadata: { name: "hooks", uid: created.json.metadata.uid }, webhooks: [{ name: "check.example.com" }] });
+    expect(got.json).toMatchObject({
+      apiVersion: "admissionregistration.orch.io/v1beta1",
+      metadata: { name: "hooks", uid: created.json.metadata.uid },
+      webhooks: [{ name: "check.example.com" }],
+    });
     // Written through the served version, still stored in the storage version.
-    const updated = await call(after, "PUT", "/apis/admissionregistration.orch.io/v1beta1/mutatingwebhookconfigurations/hooks", { ...got.json, metadata: { ...got.json.metadata, labels: { a: "b" } } });
+    const updated = await call(after, "PUT", "/apis/admissionregistration.orch.io/v1beta1/mutatingwebhookconfigurations/hooks", {
+      ...got.json,
+      metadata: { ...got.json.metadata, labels: { a: "b" } },
+    });
     expect(updated.status, JSON.stringify(updated.json)).toBe(200);
-    const stored = (await store.get("/registry/admissionregistration.orch.io/mutatingwebhookconfigurations/hooks"))?.value as { apiVersion: string; metadata: { labels?: Record<string, string> } };
+    const stored = (await store.get("/registry/admissionregistration.orch.io/mutatingwebhookconfigurations/hooks"))?.value as {
+      apiVersion: string;
+      metadata: { labels?: Record<string, string> };
+    };
     expect(stored).toMatchObject({ apiVersion: "admissionregistration.orch.io/v1", metadata: { labels: { a: "b" } } });
   });
 });

@@ -18,7 +18,10 @@ async function call(server: APIServer, method: string, url: string, body?: unkno
 /** The reference's key id, computed here without the code under test: unpadded base64url of SHA-256(DER). */
 async function referenceKeyId(publicKey: CryptoKey): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await crypto.subtle.exportKey("spki", publicKey)));
-  return btoa(String.fromCharCode(...digest)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...digest))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replace(/=+$/, "");
 }
 
 const rsaParams = { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" };
@@ -52,7 +55,11 @@ describe("ServiceAccountTokenSigner", () => {
   });
 
   it("defaults the issuer and audiences after the domain, and extends kubelet tokens", () => {
-    expect(new ServiceAccountTokenSigner("orch.io")).toMatchObject({ issuer: "https://orch.default.svc.cluster.local", audiences: ["https://orch.default.svc.cluster.local"], extendExpiration: true });
+    expect(new ServiceAccountTokenSigner("orch.io")).toMatchObject({
+      issuer: "https://orch.default.svc.cluster.local",
+      audiences: ["https://orch.default.svc.cluster.local"],
+      extendExpiration: true,
+    });
     expect(new ServiceAccountTokenSigner("k8s.io").audiences).toEqual(["https://kubernetes.default.svc.cluster.local"]);
     expect(new ServiceAccountTokenSigner("orch.io", { issuer: "https://x", audiences: ["api", "vault"], extendExpiration: false })).toMatchObject({
       issuer: "https://x",
@@ -194,17 +201,25 @@ describe("POST serviceaccounts/{name}/token", () => {
     expect(res.status).toBe(201);
     expect(res.json.spec).toEqual({ audiences: ["https://kubernetes.default.svc.cluster.local"], expirationSeconds: 3600 });
     const { key } = await server.serviceAccountTokens.verificationKey();
-    const { payload } = await jwtVerify(res.json.status.token as string, key, { currentDate: new Date(clock.now()), audience: "https://kubernetes.default.svc.cluster.local" });
+    const { payload } = await jwtVerify(res.json.status.token as string, key, {
+      currentDate: new Date(clock.now()),
+      audience: "https://kubernetes.default.svc.cluster.local",
+    });
     expect(payload.exp! - payload.iat!).toBe(3600);
     expect(payload).toHaveProperty("kubernetes.io");
   });
 
   it("uses the configured issuer and audiences", async () => {
     const pair = (await crypto.subtle.generateKey(ecParams("P-384"), true, ["sign", "verify"])) as CryptoKeyPair;
-    const { server, clock } = await setup({ serviceAccountTokens: { signingKey: pair.privateKey, issuer: "https://issuer.test", audiences: ["api", "vault"] } });
+    const { server, clock } = await setup({
+      serviceAccountTokens: { signingKey: pair.privateKey, issuer: "https://issuer.test", audiences: ["api", "vault"] },
+    });
     const res = await call(server, "POST", `${accounts}/builder/token`, { spec: {} });
     expect(res.json.spec.audiences).toEqual(["api", "vault"]);
-    const { payload, protectedHeader } = await jwtVerify(res.json.status.token as string, pair.publicKey, { currentDate: new Date(clock.now()), issuer: "https://issuer.test" });
+    const { payload, protectedHeader } = await jwtVerify(res.json.status.token as string, pair.publicKey, {
+      currentDate: new Date(clock.now()),
+      issuer: "https://issuer.test",
+    });
     expect(payload.aud).toEqual(["api", "vault"]);
     expect(protectedHeader.alg).toBe("ES384");
   });
@@ -217,7 +232,9 @@ describe("POST serviceaccounts/{name}/token", () => {
       spec: { serviceAccountName: "builder", nodeName: "n1", containers: [{ name: "c", image: "busybox" }] },
     });
     expect(pod.status).toBe(201);
-    const res = await call(server, "POST", `${accounts}/builder/token`, { spec: { boundObjectRef: { kind: "Pod", apiVersion: "v1", name: "runner", uid: pod.json.metadata.uid } } });
+    const res = await call(server, "POST", `${accounts}/builder/token`, {
+      spec: { boundObjectRef: { kind: "Pod", apiVersion: "v1", name: "runner", uid: pod.json.metadata.uid } },
+    });
     expect(res.status).toBe(201);
     const { payload } = await jwtVerify(res.json.status.token as string, publicKey, { currentDate: new Date(clock.now()) });
     expect(payload["orch.io"]).toMatchObject({ pod: { name: "runner", uid: pod.json.metadata.uid }, node: { name: "n1", uid: node.json.metadata.uid } });
@@ -260,14 +277,18 @@ describe("POST serviceaccounts/{name}/token", () => {
     });
     const foreign = await call(server, "POST", `${accounts}/builder/token`, { apiVersion: "authentication.example.com/v1", kind: "TokenRequest", spec: {} });
     expect(foreign.status).toBe(400);
-    expect(foreign.json.message).toBe("the API version in the data (authentication.example.com/v1) does not match the expected API version (authentication.orch.io/v1)");
+    expect(foreign.json.message).toBe(
+      "the API version in the data (authentication.example.com/v1) does not match the expected API version (authentication.orch.io/v1)",
+    );
     // The reference's group is taken (its clients send nothing else) and answered in.
     const reference = await call(server, "POST", `${accounts}/builder/token`, { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: {} });
     expect(reference.status).toBe(201);
     expect(reference.json).toMatchObject({ apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", status: { token: expect.any(String) } });
     const badType = await call(server, "POST", `${accounts}/builder/token`, { spec: { expirationSeconds: "1h" } });
     expect(badType.status).toBe(400);
-    expect(badType.json.message).toBe('TokenRequest in version "v1" cannot be handled as a TokenRequest: json: cannot unmarshal string into Go struct field TokenRequest.spec.expirationSeconds of type int64');
+    expect(badType.json.message).toBe(
+      'TokenRequest in version "v1" cannot be handled as a TokenRequest: json: cannot unmarshal string into Go struct field TokenRequest.spec.expirationSeconds of type int64',
+    );
   });
 
   it("lists serviceaccounts/token in discovery as a create of authentication TokenRequest", async () => {
@@ -284,7 +305,9 @@ describe("POST serviceaccounts/{name}/token", () => {
     });
     const aggregated = await call(server, "GET", "/api", undefined, { accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" });
     const sa = aggregated.json.items[0].versions[0].resources.find((r: { resource: string }) => r.resource === "serviceaccounts");
-    expect(sa.subresources).toEqual([{ subresource: "token", responseKind: { group: "authentication.k8s.io", version: "v1", kind: "TokenRequest" }, verbs: ["create"] }]);
+    expect(sa.subresources).toEqual([
+      { subresource: "token", responseKind: { group: "authentication.k8s.io", version: "v1", kind: "TokenRequest" }, verbs: ["create"] },
+    ]);
   });
 
   it("describes the token operation and the TokenRequest kind in the OpenAPI document", async () => {

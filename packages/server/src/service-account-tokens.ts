@@ -131,7 +131,8 @@ export class ServiceAccountTokenSigner implements ServiceAccountTokenIssuer {
       publicKey = pair.publicKey;
     } else {
       privateKey = typeof given === "function" ? await given() : given;
-      if (privateKey.type !== "private" || !privateKey.usages.includes("sign")) throw new TypeError("the service account signing key must be a private key usable to sign");
+      if (privateKey.type !== "private" || !privateKey.usages.includes("sign"))
+        throw new TypeError("the service account signing key must be a private key usable to sign");
       if (privateKey.extractable) publicKey = await publicKeyOf(privateKey);
     }
     const alg = signingAlgorithm(privateKey);

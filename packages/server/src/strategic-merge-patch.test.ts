@@ -134,7 +134,8 @@ describe("applyPatch", () => {
       code: 415,
       status: {
         reason: "UnsupportedMediaType",
-        message: "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+        message:
+          "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
       },
     });
   });

@@ -41,7 +41,8 @@ const nameColumn: TableColumnDefinition = {
   name: "Name",
   type: "string",
   format: "name",
-  description: "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically.",
+  description:
+    "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically.",
   priority: 0,
 };
 
@@ -59,7 +60,12 @@ function renderer(served: ServedResource, now: number): Renderer {
     return {
       columns: [
         nameColumn,
-        { name: "Created At", type: "date", description: "CreationTimestamp is a timestamp representing the server time when this object was created.", priority: 0 },
+        {
+          name: "Created At",
+          type: "date",
+          description: "CreationTimestamp is a timestamp representing the server time when this object was created.",
+          priority: 0,
+        },
       ],
       cells: (o) => [o.metadata.name ?? "", o.metadata.creationTimestamp ?? ""],
     };

@@ -251,10 +251,7 @@ export class EtcdStore implements Store {
         const res = await this.client.kv.range({ key: end, revision, count_only: true }, this.#callOptions());
         return { entries: [], revision: revision === 0 ? revisionOf(res.header) : revision, more: false, remaining: 0 };
       }
-      const res = await this.client.kv.range(
-        { key: from, range_end: end, revision, limit, sort_order: "Ascend", sort_target: "Key" },
-        this.#callOptions(),
-      );
+      const res = await this.client.kv.range({ key: from, range_end: end, revision, limit, sort_order: "Ascend", sort_target: "Key" }, this.#callOptions());
       const entries = res.kvs.map((kv) => this.#entry(kv));
       const remaining = Math.max(0, Number(res.count) - entries.length);
       return { entries, revision: revision === 0 ? revisionOf(res.header) : revision, more: remaining > 0, remaining };
@@ -363,7 +360,14 @@ export class EtcdStore implements Store {
   watch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterable<StoreEvent> {
     return {
       [Symbol.asyncIterator]: () => {
-        const w = new EtcdWatch(this.client, (e) => this.#decodeEvent(e), this.#etcdKey(prefix), fromRevision, signal, (e) => this.#watches.delete(e));
+        const w = new EtcdWatch(
+          this.client,
+          (e) => this.#decodeEvent(e),
+          this.#etcdKey(prefix),
+          fromRevision,
+          signal,
+          (e) => this.#watches.delete(e),
+        );
         if (this.#closed) w.end();
         else this.#watches.add(w);
         return w;
@@ -508,14 +512,7 @@ class EtcdWatch implements AsyncIterator<StoreEvent> {
   #stream: WatchStream | undefined;
   readonly #onAbort = (): void => this.end();
 
-  constructor(
-    client: Etcd3,
-    decode: (event: WatchEvent) => StoreEvent,
-    key: Buffer,
-    fromRevision: number,
-    signal: AbortSignal,
-    onEnd: (w: EtcdWatch) => void,
-  ) {
+  constructor(client: Etcd3, decode: (event: WatchEvent) => StoreEvent, key: Buffer, fromRevision: number, signal: AbortSignal, onEnd: (w: EtcdWatch) => void) {
     this.#client = client;
     this.#decode = decode;
     this.#signal = signal;

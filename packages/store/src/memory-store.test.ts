@@ -80,9 +80,7 @@ describe("MemoryStore revisions", () => {
     await store.create(key("a"), {});
     await store.create(key("l", "leases", "coordination.orch.io"), {});
     expect((await rejection(store.create(key("a"), {}))).message).toBe('configmaps "a" already exists');
-    expect((await rejection(store.create(key("l", "leases", "coordination.orch.io"), {}))).message).toBe(
-      'leases.coordination.orch.io "l" already exists',
-    );
+    expect((await rejection(store.create(key("l", "leases", "coordination.orch.io"), {}))).message).toBe('leases.coordination.orch.io "l" already exists');
     expect((await rejection(store.update(key("b"), {}, 1))).message).toBe('configmaps "b" not found');
     const conflict = await rejection(store.update(key("a"), {}, 7));
     expect(conflict.message).toBe(

@@ -18,7 +18,8 @@ function containers(spec: Record<string, unknown>): Record<string, unknown>[] {
 /** True when some container's `env[].valueFrom.<key>` or `envFrom[].<fromKey>` is set. */
 function containersReference(spec: Record<string, unknown>, key: string, fromKey: string): boolean {
   return containers(spec).some(
-    (c) => records(c["env"]).some((e) => record(child(e, "valueFrom")[key]) !== undefined) || records(c["envFrom"]).some((e) => record(e[fromKey]) !== undefined),
+    (c) =>
+      records(c["env"]).some((e) => record(child(e, "valueFrom")[key]) !== undefined) || records(c["envFrom"]).some((e) => record(e[fromKey]) !== undefined),
   );
 }
 

@@ -41,7 +41,10 @@ export function guessResource(kind: string): string {
  * then the built-in resource types of `domain` (their real resource and scope); a kind outside them (a custom resource, `apps` kinds the catalog does not carry) maps to
  * {@link guessResource} and is taken as namespaced when `namespacedDefault` is.
  */
-export function builtinOwnerResolver(domain: string, lookup?: (group: string, kind: string) => { resource: string; namespaced: boolean } | undefined): OwnerResourceResolver {
+export function builtinOwnerResolver(
+  domain: string,
+  lookup?: (group: string, kind: string) => { resource: string; namespaced: boolean } | undefined,
+): OwnerResourceResolver {
   const registry = new ResourceRegistry(builtinResources, domain);
   return (apiVersion, kind, namespacedDefault) => {
     const { group, version } = apiVersion === "" ? { group: "", version: "" } : parseGroupVersion(apiVersion);

@@ -42,7 +42,14 @@ export function podContainers(spec: JSONRecord | undefined, base = "spec"): PodC
     items.forEach((item, index) => {
       const container = record(item);
       if (!container) return;
-      out.push({ container, name: str(container["name"]), list, index, path: `${base}.${list}[${index}]`, securityContext: record(container["securityContext"]) });
+      out.push({
+        container,
+        name: str(container["name"]),
+        list,
+        index,
+        path: `${base}.${list}[${index}]`,
+        securityContext: record(container["securityContext"]),
+      });
     });
   }
   return out;

@@ -39,7 +39,11 @@ describe("CertificateSubjectRestriction", () => {
 
   it("answers 400 for a request that does not parse", async () => {
     const plugin = certificateSubjectRestriction({ services: fakeServices(), configuration: undefined });
-    const attrs = attributesFor({ operation: "CREATE", type: certificateSigningRequestType, object: { ...csr("orch.io/orch-apiserver-client", ""), spec: { signerName: "orch.io/orch-apiserver-client", request: btoa("not a request") } } });
+    const attrs = attributesFor({
+      operation: "CREATE",
+      type: certificateSigningRequestType,
+      object: { ...csr("orch.io/orch-apiserver-client", ""), spec: { signerName: "orch.io/orch-apiserver-client", request: btoa("not a request") } },
+    });
     expect(() => plugin.validate?.(attrs)).toThrow(expect.objectContaining({ code: 400 }));
   });
 });

@@ -128,7 +128,9 @@ describe("ImagePolicyWebhook", () => {
 
   it("refuses denied images without a reason with the reference's wording", async () => {
     const { plugin } = setup([review({ allowed: false })]);
-    await expect(plugin.validate?.(create())).rejects.toMatchObject({ status: { message: 'pods "p" is forbidden: one or more images rejected by webhook backend' } });
+    await expect(plugin.validate?.(create())).rejects.toMatchObject({
+      status: { message: 'pods "p" is forbidden: one or more images rejected by webhook backend' },
+    });
   });
 
   it("records the backend's audit annotations under the plugin's prefix", async () => {
@@ -216,7 +218,9 @@ describe("ImagePolicyWebhook", () => {
 
   it("treats an answer that is not an ImageReview as a backend failure", async () => {
     const wrongKind = setup([{ json: { kind: "TokenReview", status: { allowed: true } } }]);
-    await expect(wrongKind.plugin.validate?.(create())).rejects.toMatchObject({ status: { message: expect.stringContaining('kind "TokenReview", not ImageReview') } });
+    await expect(wrongKind.plugin.validate?.(create())).rejects.toMatchObject({
+      status: { message: expect.stringContaining('kind "TokenReview", not ImageReview') },
+    });
     const badAllowed = setup([review({ allowed: "yes" })]);
     await expect(badAllowed.plugin.validate?.(create())).rejects.toMatchObject({
       status: { message: expect.stringContaining("cannot unmarshal string into Go struct field ImageReview.status.allowed of type bool") },
@@ -229,7 +233,11 @@ describe("ImagePolicyWebhook", () => {
 
   it("skips other resources and other pod sub-resources", async () => {
     const { backend, plugin } = setup([review({ allowed: false })]);
-    const cm = attributesFor({ operation: "CREATE", type: configMapType, object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "ns" } } });
+    const cm = attributesFor({
+      operation: "CREATE",
+      type: configMapType,
+      object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "ns" } },
+    });
     await expect(plugin.validate?.(cm)).resolves.toBeUndefined();
     const status = attributesFor({ operation: "UPDATE", type: podType, object: pod(), oldObject: pod(), subresource: "status" });
     await expect(plugin.validate?.(status)).resolves.toBeUndefined();
@@ -241,7 +249,9 @@ describe("ImagePolicyWebhook", () => {
     const backend = fakeBackend([]);
     const readFile = (path: string) => files[path] ?? "";
     expect(() => imagePolicyWebhook({ services, configuration: undefined, transport: backend.transport, readFile })).toThrow("no config specified");
-    expect(() => imagePolicyWebhook({ services, configuration: { imagePolicy: {} }, transport: backend.transport, readFile })).toThrow("kubeConfigFile is required");
+    expect(() => imagePolicyWebhook({ services, configuration: { imagePolicy: {} }, transport: backend.transport, readFile })).toThrow(
+      "kubeConfigFile is required",
+    );
     const configuration = { imagePolicy: { kubeConfigFile: "/etc/orch/image-policy.kubeconfig" } };
     expect(() => imagePolicyWebhook({ services, configuration, readFile })).toThrow("no webhook transport");
     expect(() => imagePolicyWebhook({ services, configuration, transport: backend.transport })).toThrow("reads no files");
@@ -252,7 +262,12 @@ describe("ImagePolicyWebhook", () => {
     const backend = fakeBackend([]);
     const readFile = (path: string) => files[path] ?? "";
     const build = (policy: Record<string, unknown>) => () =>
-      imagePolicyWebhook({ services, configuration: { imagePolicy: { kubeConfigFile: "/etc/orch/image-policy.kubeconfig", ...policy } }, transport: backend.transport, readFile });
+      imagePolicyWebhook({
+        services,
+        configuration: { imagePolicy: { kubeConfigFile: "/etc/orch/image-policy.kubeconfig", ...policy } },
+        transport: backend.transport,
+        readFile,
+      });
     expect(build({ allowTTL: 3600 })).toThrow("imagePolicy.allowTTL: valid value is between 1s and 30m0s, got 1h0m0s");
     expect(build({ denyTTL: -5 })).toThrow("imagePolicy.denyTTL: valid value is between 1s and 30m0s, got -5s");
     expect(build({ retryBackoff: 600_000 })).toThrow("imagePolicy.retryBackoff: valid value is between 1ns and 5m0s, got 10m0s");

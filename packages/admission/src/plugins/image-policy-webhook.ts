@@ -103,7 +103,13 @@ interface DurationRule {
 }
 
 const retryBackoffRule: DurationRule = { name: "retryBackoff", scaleNs: nsPerMs, minNs: 1, maxNs: 5 * 60 * nsPerSecond, defaultNs: 500 * nsPerMs };
-const allowTTLRule: DurationRule = { name: "allowTTL", scaleNs: nsPerSecond, minNs: nsPerSecond, maxNs: 30 * 60 * nsPerSecond, defaultNs: 5 * 60 * nsPerSecond };
+const allowTTLRule: DurationRule = {
+  name: "allowTTL",
+  scaleNs: nsPerSecond,
+  minNs: nsPerSecond,
+  maxNs: 30 * 60 * nsPerSecond,
+  defaultNs: 5 * 60 * nsPerSecond,
+};
 const denyTTLRule: DurationRule = { name: "denyTTL", scaleNs: nsPerSecond, minNs: nsPerSecond, maxNs: 30 * 60 * nsPerSecond, defaultNs: 30 * nsPerSecond };
 
 /**
@@ -117,7 +123,9 @@ function normalizeDuration(value: unknown, rule: DurationRule): number {
   if (value === -1) return 0;
   const ns = value * rule.scaleNs;
   if (ns < rule.minNs || ns > rule.maxNs) {
-    throw new Error(`ImagePolicyWebhook: imagePolicy.${rule.name}: valid value is between ${formatGoDuration(rule.minNs)} and ${formatGoDuration(rule.maxNs)}, got ${formatGoDuration(ns)}`);
+    throw new Error(
+      `ImagePolicyWebhook: imagePolicy.${rule.name}: valid value is between ${formatGoDuration(rule.minNs)} and ${formatGoDuration(rule.maxNs)}, got ${formatGoDuration(ns)}`,
+    );
   }
   return ns / nsPerMs;
 }
@@ -211,15 +219,20 @@ function decodeStatus(response: HTTPResponse, apiVersion: string): ImageReviewSt
     throw new BackendError(`failed to decode the ImageReview: ${error instanceof Error ? error.message : String(error)}`, false);
   }
   const review = record(body);
-  if (!review) throw new BackendError(`failed to decode the ImageReview: json: cannot unmarshal ${jsonKind(body)} into Go value of type v1alpha1.ImageReview`, false);
+  if (!review)
+    throw new BackendError(`failed to decode the ImageReview: json: cannot unmarshal ${jsonKind(body)} into Go value of type v1alpha1.ImageReview`, false);
   const kind = review["kind"];
   if (kind !== undefined && kind !== "ImageReview") throw new BackendError(`the webhook answered with kind ${JSON.stringify(kind)}, not ImageReview`, false);
   const version = review["apiVersion"];
-  if (version !== undefined && version !== apiVersion) throw new BackendError(`the webhook answered with apiVersion ${JSON.stringify(version)}, not ${apiVersion}`, false);
+  if (version !== undefined && version !== apiVersion)
+    throw new BackendError(`the webhook answered with apiVersion ${JSON.stringify(version)}, not ${apiVersion}`, false);
   const status = review["status"] ?? {};
   const fields = record(status);
   const bad = (field: string, type: string, value: unknown) =>
-    new BackendError(`failed to decode the ImageReview: json: cannot unmarshal ${jsonKind(value)} into Go struct field ImageReview.status${field} of type ${type}`, false);
+    new BackendError(
+      `failed to decode the ImageReview: json: cannot unmarshal ${jsonKind(value)} into Go struct field ImageReview.status${field} of type ${type}`,
+      false,
+    );
   if (!fields) throw bad("", "v1alpha1.ImageReviewStatus", status);
   const allowed = fields["allowed"] ?? false;
   if (typeof allowed !== "boolean") throw bad(".allowed", "bool", allowed);
@@ -366,7 +379,10 @@ export const imagePolicyWebhook: PluginFactory = (ctx) => {
       }
       for (const [k, v] of Object.entries(status.auditAnnotations ?? {})) attrs.auditAnnotations[`${auditPrefix}${k}`] = v;
       if (!status.allowed) {
-        throw admissionForbidden(attrs, status.reason ? `image policy webhook backend denied one or more images: ${status.reason}` : "one or more images rejected by webhook backend");
+        throw admissionForbidden(
+          attrs,
+          status.reason ? `image policy webhook backend denied one or more images: ${status.reason}` : "one or more images rejected by webhook backend",
+        );
       }
     },
   };

@@ -4,7 +4,12 @@ import { describe, expect, it } from "vitest";
 import { attributesFor, fakeServices, statusErrorOf } from "../internal/testing.js";
 import { limitPodHardAntiAffinityTopology } from "./limit-pod-hard-anti-affinity-topology.js";
 
-const pod = (podAntiAffinity: Record<string, unknown>): APIObject => ({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "ns" }, spec: { containers: [{ name: "c" }], affinity: { podAntiAffinity } } });
+const pod = (podAntiAffinity: Record<string, unknown>): APIObject => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name: "p", namespace: "ns" },
+  spec: { containers: [{ name: "c" }], affinity: { podAntiAffinity } },
+});
 const term = (topologyKey: string) => ({ labelSelector: { matchLabels: { app: "a" } }, topologyKey });
 
 function refusal(object: APIObject, domain = "orch.io", subresource = ""): Promise<StatusError | undefined> {
@@ -26,7 +31,9 @@ describe("LimitPodHardAntiAffinityTopology", () => {
   it("refuses any other required topology key with the reference's message", async () => {
     const error = await refusal(pod({ requiredDuringSchedulingIgnoredDuringExecution: [term("orch.io/hostname"), term("topology.orch.io/zone")] }));
     expect(error?.status.code).toBe(403);
-    expect(error?.message).toBe('pods "p" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey topology.orch.io/zone but only key orch.io/hostname is allowed');
+    expect(error?.message).toBe(
+      'pods "p" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey topology.orch.io/zone but only key orch.io/hostname is allowed',
+    );
   });
 
   it("uses kubernetes.io/hostname under domain k8s.io", async () => {
@@ -39,6 +46,8 @@ describe("LimitPodHardAntiAffinityTopology", () => {
   it("ignores sub-resources and other resources", async () => {
     expect(await refusal(pod({ requiredDuringSchedulingIgnoredDuringExecution: [term("zone")] }), "orch.io", "status")).toBeUndefined();
     const plugin = limitPodHardAntiAffinityTopology({ services: fakeServices(), configuration: undefined });
-    expect(() => plugin.validate?.(attributesFor({ operation: "CREATE", type: configMapType, object: { metadata: { name: "c", namespace: "ns" } } }))).not.toThrow();
+    expect(() =>
+      plugin.validate?.(attributesFor({ operation: "CREATE", type: configMapType, object: { metadata: { name: "c", namespace: "ns" } } })),
+    ).not.toThrow();
   });
 });

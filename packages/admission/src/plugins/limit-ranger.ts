@@ -104,7 +104,8 @@ const same = (a: Quantity | undefined, b: Quantity | undefined) => (a && b ? a.e
 
 /** Min, max and ratio of `item` on `usage`, skipping the resources an UPDATE left as stored. */
 function checkItem(item: LimitItem, usage: Usage, old: Usage | undefined): string[] {
-  const unchanged = (name: string) => old !== undefined && same(usage.requests.get(name), old.requests.get(name)) && same(usage.limits.get(name), old.limits.get(name));
+  const unchanged = (name: string) =>
+    old !== undefined && same(usage.requests.get(name), old.requests.get(name)) && same(usage.limits.get(name), old.limits.get(name));
   const errors: (string | undefined)[] = [];
   for (const [name, q] of sortedEntries(item.min)) if (!unchanged(name)) errors.push(minConstraint(item.type, name, q, usage.requests, usage.limits));
   for (const [name, q] of sortedEntries(item.max)) if (!unchanged(name)) errors.push(maxConstraint(item.type, name, q, usage.requests, usage.limits));

@@ -24,7 +24,12 @@ describe("NamespaceAutoProvision", () => {
     const { services, plugin } = setup();
     await plugin.admit?.(create("fresh"));
     expect(services.writes).toEqual([
-      { verb: "create", group: "", resource: "namespaces", object: expect.objectContaining({ apiVersion: "v1", kind: "Namespace", metadata: expect.objectContaining({ name: "fresh" }) }) },
+      {
+        verb: "create",
+        group: "",
+        resource: "namespaces",
+        object: expect.objectContaining({ apiVersion: "v1", kind: "Namespace", metadata: expect.objectContaining({ name: "fresh" }) }),
+      },
     ]);
     expect(await services.get("", "namespaces", "", "fresh")).toBeDefined();
   });
@@ -63,7 +68,9 @@ describe("NamespaceAutoProvision", () => {
 
   it("leaves Namespace objects and cluster-scoped objects alone", async () => {
     const { services, plugin } = setup();
-    await plugin.admit?.(attributesFor({ operation: "CREATE", type: namespaceType, object: { apiVersion: "v1", kind: "Namespace", metadata: { name: "new" } } }));
+    await plugin.admit?.(
+      attributesFor({ operation: "CREATE", type: namespaceType, object: { apiVersion: "v1", kind: "Namespace", metadata: { name: "new" } } }),
+    );
     await plugin.admit?.(attributesFor({ operation: "CREATE", type: nodeType, object: { apiVersion: "v1", kind: "Node", metadata: { name: "n1" } } }));
     expect(services.writes).toEqual([]);
   });

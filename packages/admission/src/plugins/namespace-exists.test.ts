@@ -24,7 +24,7 @@ describe("NamespaceExists", () => {
     ["CREATE", { object: cm("missing") }],
     ["UPDATE", { object: cm("missing"), oldObject: cm("missing") }],
     ["DELETE", { oldObject: cm("missing") }],
-  ] as const)("refuses a %s in a missing namespace with 404 namespaces \"missing\" not found", async (operation, objects) => {
+  ] as const)('refuses a %s in a missing namespace with 404 namespaces "missing" not found', async (operation, objects) => {
     const plugin = setup();
     await expect(plugin.validate?.(attributesFor({ operation, type: configMapType, ...objects }))).rejects.toMatchObject({
       code: 404,

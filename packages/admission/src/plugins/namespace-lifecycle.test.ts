@@ -5,7 +5,13 @@ import { attributesFor, fakeServices, type FakeServices } from "../internal/test
 import type { AdmissionServices, LiveList } from "../services.js";
 import { namespaceLifecycle } from "./namespace-lifecycle.js";
 
-const ns = (name: string, extra: Partial<APIObject> = {}): APIObject => ({ apiVersion: "v1", kind: "Namespace", metadata: { name }, status: { phase: "Active" }, ...extra });
+const ns = (name: string, extra: Partial<APIObject> = {}): APIObject => ({
+  apiVersion: "v1",
+  kind: "Namespace",
+  metadata: { name },
+  status: { phase: "Active" },
+  ...extra,
+});
 const terminating = (name: string): APIObject => ns(name, { status: { phase: "Terminating" } });
 const cm = (namespace: string, name = "c"): APIObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace } });
 
@@ -47,14 +53,20 @@ describe("NamespaceLifecycle", () => {
 
   it("protects kube-system and kube-public under domain k8s.io, and lets other namespaces be deleted", async () => {
     const { plugin } = setup("k8s.io", ns("kube-system"), ns("team"));
-    const error = await refusal(() => plugin.admit?.(attributesFor({ operation: "DELETE", type: namespaceType, oldObject: ns("kube-system"), domain: "k8s.io" })));
+    const error = await refusal(() =>
+      plugin.admit?.(attributesFor({ operation: "DELETE", type: namespaceType, oldObject: ns("kube-system"), domain: "k8s.io" })),
+    );
     expect(error.message).toBe('namespaces "kube-system" is forbidden: this namespace may not be deleted');
-    await expect(plugin.admit?.(attributesFor({ operation: "DELETE", type: namespaceType, oldObject: ns("kube-public"), domain: "k8s.io" }))).rejects.toMatchObject({ code: 403 });
+    await expect(
+      plugin.admit?.(attributesFor({ operation: "DELETE", type: namespaceType, oldObject: ns("kube-public"), domain: "k8s.io" })),
+    ).rejects.toMatchObject({ code: 403 });
     await expect(plugin.admit?.(attributesFor({ operation: "DELETE", type: namespaceType, oldObject: ns("team"), domain: "k8s.io" }))).resolves.toBeUndefined();
-    await expect(plugin.admit?.(attributesFor({ operation: "DELETE", type: namespaceType, oldObject: ns("orch-system"), domain: "k8s.io" }))).resolves.toBeUndefined();
+    await expect(
+      plugin.admit?.(attributesFor({ operation: "DELETE", type: namespaceType, oldObject: ns("orch-system"), domain: "k8s.io" })),
+    ).resolves.toBeUndefined();
   });
 
-  it("refuses a create in a missing namespace with 404 namespaces \"x\" not found", async () => {
+  it('refuses a create in a missing namespace with 404 namespaces "x" not found', async () => {
     const { plugin } = setup();
     const error = await refusal(() => plugin.admit?.(createCM("missing")));
     expect(error.code).toBe(404);
@@ -75,7 +87,9 @@ describe("NamespaceLifecycle", () => {
     const error = await refusal(() => plugin.admit?.(createCM("gone", "late")));
     expect(error.code).toBe(403);
     expect(error.message).toBe('configmaps "late" is forbidden: unable to create new content in namespace gone because it is being terminated');
-    expect(error.status.details?.causes).toEqual([{ reason: "NamespaceTerminating", message: "namespace gone is being terminated", field: "metadata.namespace" }]);
+    expect(error.status.details?.causes).toEqual([
+      { reason: "NamespaceTerminating", message: "namespace gone is being terminated", field: "metadata.namespace" },
+    ]);
   });
 
   it("counts a namespace with a deletion timestamp as terminating", async () => {
@@ -85,7 +99,9 @@ describe("NamespaceLifecycle", () => {
 
   it("lets updates and deletes in a terminating namespace through, and creates in an active one", async () => {
     const { plugin } = setup("orch.io", terminating("gone"), ns("live"));
-    await expect(plugin.admit?.(attributesFor({ operation: "UPDATE", type: configMapType, object: cm("gone"), oldObject: cm("gone") }))).resolves.toBeUndefined();
+    await expect(
+      plugin.admit?.(attributesFor({ operation: "UPDATE", type: configMapType, object: cm("gone"), oldObject: cm("gone") })),
+    ).resolves.toBeUndefined();
     await expect(plugin.admit?.(attributesFor({ operation: "DELETE", type: configMapType, oldObject: cm("gone") }))).resolves.toBeUndefined();
     await expect(plugin.admit?.(createCM("live"))).resolves.toBeUndefined();
   });
@@ -93,7 +109,9 @@ describe("NamespaceLifecycle", () => {
   it("leaves Namespace objects and cluster-scoped objects alone", async () => {
     const { plugin } = setup();
     await expect(plugin.admit?.(attributesFor({ operation: "CREATE", type: namespaceType, object: ns("new") }))).resolves.toBeUndefined();
-    await expect(plugin.admit?.(attributesFor({ operation: "UPDATE", type: namespaceType, object: ns("new"), oldObject: ns("new"), subresource: "finalize" }))).resolves.toBeUndefined();
+    await expect(
+      plugin.admit?.(attributesFor({ operation: "UPDATE", type: namespaceType, object: ns("new"), oldObject: ns("new"), subresource: "finalize" })),
+    ).resolves.toBeUndefined();
     const node: APIObject = { apiVersion: "v1", kind: "Node", metadata: { name: "n1" } };
     await expect(plugin.admit?.(attributesFor({ operation: "CREATE", type: nodeType, object: node }))).resolves.toBeUndefined();
   });

@@ -36,7 +36,12 @@ fHuHudVKJC4SgboCIQDL2/nU7JZeRynwUzl0YoRV2CklEqG8Il4hWYIhctj3Og==
 `;
 
 function pod(name: string, nodeName: string, spec: Record<string, unknown> = {}, metadata: Partial<APIObject["metadata"]> = {}): APIObject {
-  return { apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "ns", uid: `${name}-uid`, ...metadata }, spec: { nodeName, containers: [{ name: "c", image: "i" }], ...spec } };
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: "ns", uid: `${name}-uid`, ...metadata },
+    spec: { nodeName, containers: [{ name: "c", image: "i" }], ...spec },
+  };
 }
 
 const nodeOwner = { apiVersion: "v1", kind: "Node", name: "n1", uid: "node-n1-uid", controller: true };
@@ -179,7 +184,10 @@ describe("NodeRestriction: pods", () => {
     expect((await refusal(run({ operation: "DELETE", type: podType, name: "theirs", namespace: "ns" }))).message).toBe(
       'pods "theirs" is forbidden: node "n1" can only delete pods with spec.nodeName set to itself',
     );
-    expect(await refusal(run({ operation: "DELETE", type: podType, name: "gone", namespace: "ns" }))).toMatchObject({ code: 404, message: 'pods "gone" not found' });
+    expect(await refusal(run({ operation: "DELETE", type: podType, name: "gone", namespace: "ns" }))).toMatchObject({
+      code: 404,
+      message: 'pods "gone" not found',
+    });
   });
 
   it("refuses updates of pods and other pod sub-resources", async () => {
@@ -246,7 +254,9 @@ describe("NodeRestriction: pods", () => {
     const { run } = setup({ domain: "k8s.io" });
     const object = mirror({}, { annotations: { "kubernetes.io/config.mirror": "x" } });
     await expect(run({ operation: "CREATE", type: podType, object })).resolves.toBeDefined();
-    expect((await refusal(run({ operation: "CREATE", type: podType, object: mirror() }))).message).toContain('pod does not have "kubernetes.io/config.mirror" annotation');
+    expect((await refusal(run({ operation: "CREATE", type: podType, object: mirror() }))).message).toContain(
+      'pod does not have "kubernetes.io/config.mirror" annotation',
+    );
   });
 });
 
@@ -254,19 +264,27 @@ describe("NodeRestriction: nodes", () => {
   it("creates and updates only its own Node", async () => {
     const { run } = setup();
     await expect(run({ operation: "CREATE", type: nodeType, object: node("n1", { "orch.io/hostname": "n1" }) })).resolves.toBeDefined();
-    expect((await refusal(run({ operation: "CREATE", type: nodeType, object: node("n2") }))).message).toBe('nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"');
+    expect((await refusal(run({ operation: "CREATE", type: nodeType, object: node("n2") }))).message).toBe(
+      'nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"',
+    );
     const n2 = node("n2");
     expect((await refusal(run({ operation: "UPDATE", type: nodeType, subresource: "status", object: n2, oldObject: n2 }))).message).toBe(
       'nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"',
     );
     const n1 = node("n1");
-    await expect(run({ operation: "UPDATE", type: nodeType, subresource: "status", object: { ...n1, status: { phase: "Running" } }, oldObject: n1 })).resolves.toBeDefined();
+    await expect(
+      run({ operation: "UPDATE", type: nodeType, subresource: "status", object: { ...n1, status: { phase: "Running" } }, oldObject: n1 }),
+    ).resolves.toBeDefined();
   });
 
   it("may not delete Nodes, its own included", async () => {
     const { run } = setup();
-    expect((await refusal(run({ operation: "DELETE", type: nodeType, name: "n1" }))).message).toBe('nodes "n1" is forbidden: node "n1" is not allowed to delete its own Node object');
-    expect((await refusal(run({ operation: "DELETE", type: nodeType, name: "n2" }))).message).toBe('nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"');
+    expect((await refusal(run({ operation: "DELETE", type: nodeType, name: "n1" }))).message).toBe(
+      'nodes "n1" is forbidden: node "n1" is not allowed to delete its own Node object',
+    );
+    expect((await refusal(run({ operation: "DELETE", type: nodeType, name: "n2" }))).message).toBe(
+      'nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"',
+    );
   });
 
   it("may not create a Node with a config source, or change it", async () => {
@@ -285,8 +303,12 @@ describe("NodeRestriction: nodes", () => {
   it("may not modify taints or owner references", async () => {
     const { run } = setup();
     const tainted = node("n1", {}, { taints: [{ key: "k", effect: "NoSchedule" }] });
-    expect((await refusal(run({ operation: "UPDATE", type: nodeType, object: node("n1"), oldObject: tainted }))).message).toBe('nodes "n1" is forbidden: node "n1" is not allowed to modify taints');
-    expect((await refusal(run({ operation: "UPDATE", type: nodeType, object: tainted, oldObject: node("n1") }))).message).toBe('nodes "n1" is forbidden: node "n1" is not allowed to modify taints');
+    expect((await refusal(run({ operation: "UPDATE", type: nodeType, object: node("n1"), oldObject: tainted }))).message).toBe(
+      'nodes "n1" is forbidden: node "n1" is not allowed to modify taints',
+    );
+    expect((await refusal(run({ operation: "UPDATE", type: nodeType, object: tainted, oldObject: node("n1") }))).message).toBe(
+      'nodes "n1" is forbidden: node "n1" is not allowed to modify taints',
+    );
     await expect(run({ operation: "UPDATE", type: nodeType, object: node("n1", {}, { taints: [] }), oldObject: node("n1") })).resolves.toBeDefined();
     const owned = { ...node("n1"), metadata: { ...node("n1").metadata, ownerReferences: [{ apiVersion: "v1", kind: "Namespace", name: "x", uid: "u" }] } };
     expect((await refusal(run({ operation: "UPDATE", type: nodeType, object: owned, oldObject: node("n1") }))).message).toBe(
@@ -316,7 +338,13 @@ describe("NodeRestriction: nodes", () => {
     };
     await expect(run({ operation: "CREATE", type: nodeType, object: node("n1", allowed) })).resolves.toBeDefined();
     await expect(run({ operation: "UPDATE", type: nodeType, object: node("n1", allowed), oldObject: node("n1") })).resolves.toBeDefined();
-    const forbidden = { "node-restriction.orch.io/role": "db", "x.node-restriction.orch.io/y": "z", "orch.io/role": "x", "team.orch.io/z": "x", "node-role.orch.io/master": "" };
+    const forbidden = {
+      "node-restriction.orch.io/role": "db",
+      "x.node-restriction.orch.io/y": "z",
+      "orch.io/role": "x",
+      "team.orch.io/z": "x",
+      "node-role.orch.io/master": "",
+    };
     expect((await refusal(run({ operation: "CREATE", type: nodeType, object: node("n1", { ...allowed, ...forbidden }) }))).message).toBe(
       'nodes "n1" is forbidden: node "n1" is not allowed to set the following labels: node-restriction.orch.io/role, node-role.orch.io/master, orch.io/role, team.orch.io/z, x.node-restriction.orch.io/y',
     );
@@ -332,9 +360,13 @@ describe("NodeRestriction: nodes", () => {
     const { run } = setup({ domain: "k8s.io" });
     const allowed = { "kubernetes.io/hostname": "h", "beta.kubernetes.io/arch": "amd64", "kubelet.kubernetes.io/x": "y", "node.kubernetes.io/exclude": "" };
     await expect(run({ operation: "CREATE", type: nodeType, object: node("n1", allowed) })).resolves.toBeDefined();
-    expect((await refusal(run({ operation: "CREATE", type: nodeType, object: node("n1", { "node-restriction.kubernetes.io/a": "b", "k8s.io/x": "y", "orch.io/x": "y" }) }))).message).toBe(
-      'nodes "n1" is forbidden: node "n1" is not allowed to set the following labels: k8s.io/x, node-restriction.kubernetes.io/a',
-    );
+    expect(
+      (
+        await refusal(
+          run({ operation: "CREATE", type: nodeType, object: node("n1", { "node-restriction.kubernetes.io/a": "b", "k8s.io/x": "y", "orch.io/x": "y" }) }),
+        )
+      ).message,
+    ).toBe('nodes "n1" is forbidden: node "n1" is not allowed to set the following labels: k8s.io/x, node-restriction.kubernetes.io/a');
   });
 });
 
@@ -350,12 +382,23 @@ describe("NodeRestriction: claims, tokens, leases, CSI nodes, slices, CSRs", () 
   it("updates only the resize status of claims", async () => {
     const { run } = setup();
     const old = claim({ phase: "Bound", capacity: { storage: "1Gi" } });
-    const resized = { ...claim({ phase: "Bound", capacity: { storage: "2Gi" }, conditions: [{ type: "Resizing", status: "True" }], allocatedResources: { storage: "2Gi" } }), metadata: { ...old.metadata, resourceVersion: "" } };
+    const resized = {
+      ...claim({ phase: "Bound", capacity: { storage: "2Gi" }, conditions: [{ type: "Resizing", status: "True" }], allocatedResources: { storage: "2Gi" } }),
+      metadata: { ...old.metadata, resourceVersion: "" },
+    };
     await expect(run({ operation: "UPDATE", type: persistentVolumeClaimType, subresource: "status", object: resized, oldObject: old })).resolves.toBeDefined();
-    expect((await refusal(run({ operation: "UPDATE", type: persistentVolumeClaimType, subresource: "status", object: claim({ phase: "Lost" }, { a: "b" }), oldObject: old }))).message).toBe(
+    expect(
+      (
+        await refusal(
+          run({ operation: "UPDATE", type: persistentVolumeClaimType, subresource: "status", object: claim({ phase: "Lost" }, { a: "b" }), oldObject: old }),
+        )
+      ).message,
+    ).toBe(
       'persistentvolumeclaims "data" is forbidden: node "n1" is not allowed to update fields other than status.quantity and status.conditions: metadata.labels.a, status.phase',
     );
-    expect((await refusal(run({ operation: "UPDATE", type: persistentVolumeClaimType, object: old, oldObject: old }))).message).toBe('persistentvolumeclaims "data" is forbidden: may only update PVC status');
+    expect((await refusal(run({ operation: "UPDATE", type: persistentVolumeClaimType, object: old, oldObject: old }))).message).toBe(
+      'persistentvolumeclaims "data" is forbidden: may only update PVC status',
+    );
     expect((await refusal(run({ operation: "DELETE", type: persistentVolumeClaimType, subresource: "status", name: "data", namespace: "ns" }))).message).toBe(
       'persistentvolumeclaims "data" is forbidden: unexpected operation "DELETE"',
     );
@@ -369,7 +412,16 @@ describe("NodeRestriction: claims, tokens, leases, CSI nodes, slices, CSRs", () 
   });
   const tokenKind = { group: "authentication.orch.io", version: "v1", kind: "TokenRequest" };
   const ask = (s: Setup, object: APIObject, user?: AttributesInput["user"]) =>
-    s.run({ operation: "CREATE", type: serviceAccountType, subresource: "token", kind: tokenKind, object, name: "sa", namespace: "ns", ...(user ? { user } : {}) });
+    s.run({
+      operation: "CREATE",
+      type: serviceAccountType,
+      subresource: "token",
+      kind: tokenKind,
+      object,
+      name: "sa",
+      namespace: "ns",
+      ...(user ? { user } : {}),
+    });
 
   it("asks tokens only bound to a pod on this node", async () => {
     const s = setup();
@@ -382,7 +434,10 @@ describe("NodeRestriction: claims, tokens, leases, CSI nodes, slices, CSRs", () 
       [{ ...ref, apiVersion: "v2" }, "node requested token not bound to a pod"],
       [{ ...ref, name: "" }, "node requested token not bound to a pod"],
       [{ ...ref, uid: "" }, "node requested token with a pod binding without a uid"],
-      [{ ...ref, uid: "old" }, "the UID in the bound object reference (old) does not match the UID in record. The object might have been deleted and then recreated"],
+      [
+        { ...ref, uid: "old" },
+        "the UID in the bound object reference (old) does not match the UID in record. The object might have been deleted and then recreated",
+      ],
       [{ ...ref, name: "theirs", uid: "theirs-uid" }, "node requested token bound to a pod scheduled on a different node"],
     ];
     for (const [bound, why] of cases) expect((await refusal(ask(s, token(bound)))).message).toBe(`serviceaccounts "sa" is forbidden: ${why}`);
@@ -413,15 +468,29 @@ describe("NodeRestriction: claims, tokens, leases, CSI nodes, slices, CSRs", () 
     expect((await refusal(ask(s, token(ref, ["other"])))).message).toBe(
       'serviceaccounts "sa" is forbidden: audience "other" not found in pod spec volume, system:node:n1 is not authorized to request tokens for this audience',
     );
-    expect((await refusal(ask(s, token(ref, []))))).toMatchObject({ message: expect.stringContaining('audience "" not found in pod spec volume') });
+    expect(await refusal(ask(s, token(ref, [])))).toMatchObject({ message: expect.stringContaining('audience "" not found in pod spec volume') });
     expect((await refusal(ask(s, token(ref, ["vault", "granted"])))).message).toBe('serviceaccounts "sa" is forbidden: node may only request 0 or 1 audiences');
     const question = s.services.asked.find((a) => a.resource === "other");
-    expect(question).toMatchObject({ verb: "request-serviceaccounts-token-audience", apiGroup: "", namespace: "ns", name: "sa", resourceRequest: true, user: { name: "system:node:n1" } });
+    expect(question).toMatchObject({
+      verb: "request-serviceaccounts-token-audience",
+      apiGroup: "",
+      namespace: "ns",
+      name: "sa",
+      resourceRequest: true,
+      user: { name: "system:node:n1" },
+    });
   });
 
   it("ignores service account writes other than token requests", async () => {
     const { run } = setup();
-    await expect(run({ operation: "UPDATE", type: serviceAccountType, object: { metadata: { name: "sa", namespace: "ns" } }, oldObject: { metadata: { name: "sa", namespace: "ns" } } })).resolves.toBeDefined();
+    await expect(
+      run({
+        operation: "UPDATE",
+        type: serviceAccountType,
+        object: { metadata: { name: "sa", namespace: "ns" } },
+        oldObject: { metadata: { name: "sa", namespace: "ns" } },
+      }),
+    ).resolves.toBeDefined();
   });
 
   it("writes only its own Lease in the node lease namespace", async () => {
@@ -432,7 +501,9 @@ describe("NodeRestriction: claims, tokens, leases, CSI nodes, slices, CSRs", () 
     expect((await refusal(run({ operation: "CREATE", type: leaseType, object: lease("n2") }))).message).toBe(
       'leases.coordination.orch.io "n2" is forbidden: can only access node lease with the same name as the requesting node',
     );
-    expect((await refusal(run({ operation: "DELETE", type: leaseType, name: "n2", namespace: "orch-node-lease" }))).message).toContain("can only access node lease with the same name");
+    expect((await refusal(run({ operation: "DELETE", type: leaseType, name: "n2", namespace: "orch-node-lease" }))).message).toContain(
+      "can only access node lease with the same name",
+    );
     expect((await refusal(run({ operation: "CREATE", type: leaseType, object: lease("n1", "default") }))).message).toBe(
       'leases.coordination.orch.io "n1" is forbidden: can only access leases in the "orch-node-lease" system namespace',
     );
@@ -442,7 +513,9 @@ describe("NodeRestriction: claims, tokens, leases, CSI nodes, slices, CSRs", () 
     const { run } = setup({ domain: "k8s.io" });
     const lease = (namespace: string) => ({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "n1", namespace } });
     await expect(run({ operation: "CREATE", type: leaseType, object: lease("kube-node-lease") })).resolves.toBeDefined();
-    expect((await refusal(run({ operation: "CREATE", type: leaseType, object: lease("orch-node-lease") }))).message).toContain('in the "kube-node-lease" system namespace');
+    expect((await refusal(run({ operation: "CREATE", type: leaseType, object: lease("orch-node-lease") }))).message).toContain(
+      'in the "kube-node-lease" system namespace',
+    );
   });
 
   it("writes only its own CSINode", async () => {
@@ -476,12 +549,16 @@ describe("NodeRestriction: claims, tokens, leases, CSI nodes, slices, CSRs", () 
       metadata: { name: "csr" },
       spec: { request: btoa(request), signerName, usages: ["client auth"] },
     });
-    await expect(run({ operation: "CREATE", type: certificateSigningRequestType, object: csr(csrN1, "orch.io/kube-apiserver-client-kubelet") })).resolves.toBeDefined();
+    await expect(
+      run({ operation: "CREATE", type: certificateSigningRequestType, object: csr(csrN1, "orch.io/kube-apiserver-client-kubelet") }),
+    ).resolves.toBeDefined();
     await expect(run({ operation: "CREATE", type: certificateSigningRequestType, object: csr(csrN1, "orch.io/kubelet-serving") })).resolves.toBeDefined();
     expect((await refusal(run({ operation: "CREATE", type: certificateSigningRequestType, object: csr(csrN2, "orch.io/kubelet-serving") }))).message).toBe(
       'certificatesigningrequests.certificates.orch.io "csr" is forbidden: can only create a node CSR with CN=system:node:n1',
     );
-    expect((await refusal(run({ operation: "CREATE", type: certificateSigningRequestType, object: csr("garbage", "orch.io/kubelet-serving") }))).message).toContain("unable to parse csr: ");
+    expect(
+      (await refusal(run({ operation: "CREATE", type: certificateSigningRequestType, object: csr("garbage", "orch.io/kubelet-serving") }))).message,
+    ).toContain("unable to parse csr: ");
     // Other signers are the signer's business.
     await expect(run({ operation: "CREATE", type: certificateSigningRequestType, object: csr(csrN2, "example.com/custom") })).resolves.toBeDefined();
   });

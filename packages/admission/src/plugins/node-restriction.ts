@@ -174,7 +174,8 @@ function admitNode(r: Request): void {
     throw deny(r, `node ${node} is not allowed to update configSource to a new non-nil configSource`);
   }
   if (!semanticEqual(spec(object)["taints"], spec(oldObject)["taints"])) throw deny(r, `node ${node} is not allowed to modify taints`);
-  if (!semanticEqual(object?.metadata.ownerReferences, oldObject?.metadata.ownerReferences)) throw deny(r, `node ${node} is not allowed to modify ownerReferences`);
+  if (!semanticEqual(object?.metadata.ownerReferences, oldObject?.metadata.ownerReferences))
+    throw deny(r, `node ${node} is not allowed to modify ownerReferences`);
   const bad = r.names.labels.forbidden(changedLabels(object?.metadata.labels, oldObject?.metadata.labels));
   if (bad.length) throw deny(r, `is not allowed to modify labels: ${bad.join(", ")}`);
 }
@@ -203,7 +204,8 @@ function admitClaim(r: Request): void {
   if (subresource !== "status") throw deny(r, "may only update PVC status");
   if (operation !== "UPDATE") throw deny(r, `unexpected operation ${quote(operation)}`);
   const changed = differingPaths(claimComparable(r.attrs.oldObject), claimComparable(r.attrs.object));
-  if (changed.length) throw deny(r, `node ${quote(r.node)} is not allowed to update fields other than status.quantity and status.conditions: ${changed.join(", ")}`);
+  if (changed.length)
+    throw deny(r, `node ${quote(r.node)} is not allowed to update fields other than status.quantity and status.conditions: ${changed.join(", ")}`);
 }
 
 /** `serviceaccounts/token`: only a token bound to a pod on this node, for an audience it uses. */

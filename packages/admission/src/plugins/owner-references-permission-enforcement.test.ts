@@ -14,7 +14,10 @@ function configMap(ownerReferences?: OwnerReference[]): APIObject {
 /** A plugin over fake services whose authorizer allows exactly what `allowed` says. */
 function setup(allowed: (a: AccessAttributes) => boolean, options: { reason?: string; error?: string } = {}) {
   const services = fakeServices({
-    decide: (a) => (allowed(a) ? { decision: "allow", reason: "" } : { decision: "noOpinion", reason: options.reason ?? "", ...(options.error ? { error: options.error } : {}) }),
+    decide: (a) =>
+      allowed(a)
+        ? { decision: "allow", reason: "" }
+        : { decision: "noOpinion", reason: options.reason ?? "", ...(options.error ? { error: options.error } : {}) },
   });
   const plugin = ownerReferencesPermissionEnforcement({ services, configuration: undefined });
   const run = async (input: AttributesInput) => {
@@ -54,16 +57,31 @@ describe("OwnerReferencesPermissionEnforcement", () => {
     const { services, run } = setup((a) => a.verb === "delete");
     await run({ operation: "UPDATE", type: configMapType, object: configMap([owner]), oldObject: configMap() });
     expect(services.asked).toEqual([
-      { user: { name: "alice", groups: ["system:authenticated"] }, verb: "delete", resourceRequest: true, apiGroup: "", apiVersion: "v1", resource: "configmaps", subresource: "", namespace: "ns", name: "cm" },
+      {
+        user: { name: "alice", groups: ["system:authenticated"] },
+        verb: "delete",
+        resourceRequest: true,
+        apiGroup: "",
+        apiVersion: "v1",
+        resource: "configmaps",
+        subresource: "",
+        namespace: "ns",
+        name: "cm",
+      },
     ]);
     const denied = setup(() => false, { reason: "no RBAC policy matched" });
     const r = await message(denied.run({ operation: "UPDATE", type: configMapType, object: configMap(), oldObject: configMap([owner]) }));
-    expect(r).toEqual({ code: 403, message: `configmaps "cm" is forbidden: cannot set an ownerRef on a resource you can't delete: no RBAC policy matched, <nil>` });
+    expect(r).toEqual({
+      code: 403,
+      message: `configmaps "cm" is forbidden: cannot set an ownerRef on a resource you can't delete: no RBAC policy matched, <nil>`,
+    });
   });
 
   it("counts a changed field of a reference as a change", async () => {
     const { run } = setup(() => false, { error: "boom" });
-    const r = await message(run({ operation: "UPDATE", type: configMapType, object: configMap([{ ...owner, controller: true }]), oldObject: configMap([owner]) }));
+    const r = await message(
+      run({ operation: "UPDATE", type: configMapType, object: configMap([{ ...owner, controller: true }]), oldObject: configMap([owner]) }),
+    );
     expect(r.message).toBe(`configmaps "cm" is forbidden: cannot set an ownerRef on a resource you can't delete: , boom`);
   });
 
@@ -98,14 +116,19 @@ describe("OwnerReferencesPermissionEnforcement", () => {
   it("checks only references that newly block (new, or false/unset before), matched by uid", async () => {
     const blocking = { ...owner, blockOwnerDeletion: true };
     const { services, run } = setup((a) => a.verb === "delete");
-    await run({ operation: "UPDATE", type: configMapType, object: configMap([blocking, { ...owner, uid: "other", name: "x" }]), oldObject: configMap([blocking]) });
+    await run({
+      operation: "UPDATE",
+      type: configMapType,
+      object: configMap([blocking, { ...owner, uid: "other", name: "x" }]),
+      oldObject: configMap([blocking]),
+    });
     expect(services.asked.filter(isFinalizers)).toEqual([]);
-    await expect(run({ operation: "UPDATE", type: configMapType, object: configMap([blocking]), oldObject: configMap([{ ...owner, blockOwnerDeletion: false }]) })).rejects.toThrow(
-      "you can't set finalizers on",
-    );
-    await expect(run({ operation: "UPDATE", type: configMapType, object: configMap([{ ...blocking, uid: "new" }]), oldObject: configMap([blocking]) })).rejects.toThrow(
-      "you can't set finalizers on",
-    );
+    await expect(
+      run({ operation: "UPDATE", type: configMapType, object: configMap([blocking]), oldObject: configMap([{ ...owner, blockOwnerDeletion: false }]) }),
+    ).rejects.toThrow("you can't set finalizers on");
+    await expect(
+      run({ operation: "UPDATE", type: configMapType, object: configMap([{ ...blocking, uid: "new" }]), oldObject: configMap([blocking]) }),
+    ).rejects.toThrow("you can't set finalizers on");
   });
 
   it("maps built-in kinds to their resource and scope, others by the plural guess", async () => {
@@ -125,14 +148,20 @@ describe("OwnerReferencesPermissionEnforcement", () => {
 
   it("takes an unknown owner of a cluster-scoped object as cluster-scoped", async () => {
     const { services, run } = setup((a) => isFinalizers(a) && a.resource !== "*");
-    const ns: APIObject = { apiVersion: "v1", kind: "Namespace", metadata: { name: "team", ownerReferences: [{ apiVersion: "example.com/v1", kind: "Tenant", name: "t", uid: "t", blockOwnerDeletion: true }] } };
+    const ns: APIObject = {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "team", ownerReferences: [{ apiVersion: "example.com/v1", kind: "Tenant", name: "t", uid: "t", blockOwnerDeletion: true }] },
+    };
     await run({ operation: "CREATE", type: namespaceType, object: ns });
     expect(services.asked.at(-1)).toMatchObject({ apiGroup: "example.com", resource: "tenants", namespace: "", name: "t" });
   });
 
   it("refuses a blocking reference with a malformed apiVersion", async () => {
     const { run } = setup(() => false);
-    const r = await message(run({ operation: "CREATE", type: configMapType, object: configMap([{ ...owner, apiVersion: "a/b/c", blockOwnerDeletion: true }]) }));
+    const r = await message(
+      run({ operation: "CREATE", type: configMapType, object: configMap([{ ...owner, apiVersion: "a/b/c", blockOwnerDeletion: true }]) }),
+    );
     expect(r.message).toBe(
       `configmaps "cm" is forbidden: cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion a/b/c Kind ReplicaSet: unexpected GroupVersion string: a/b/c`,
     );
@@ -147,6 +176,12 @@ describe("OwnerReferencesPermissionEnforcement", () => {
   });
 
   it("guesses plurals as the reference does", () => {
-    expect(["Deployment", "Policy", "Ingress", "Endpoints", "ReplicaSet"].map(guessResource)).toEqual(["deployments", "policies", "ingresses", "endpoints", "replicasets"]);
+    expect(["Deployment", "Policy", "Ingress", "Endpoints", "ReplicaSet"].map(guessResource)).toEqual([
+      "deployments",
+      "policies",
+      "ingresses",
+      "endpoints",
+      "replicasets",
+    ]);
   });
 });

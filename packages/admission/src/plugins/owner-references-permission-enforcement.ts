@@ -55,7 +55,10 @@ function aboutOwner(attrs: AdmissionAttributes, ref: OwnerReference, resolve: Ow
     resources = resolve(ref.apiVersion, ref.kind, attrs.namespace !== "");
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw admissionForbidden(attrs, `cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${ref.apiVersion} Kind ${ref.kind}: ${why}`);
+    throw admissionForbidden(
+      attrs,
+      `cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion ${ref.apiVersion} Kind ${ref.kind}: ${why}`,
+    );
   }
   return resources.map((r) => ({
     user: attrs.user,
@@ -124,7 +127,10 @@ export const ownerReferencesPermissionEnforcement: PluginFactory = ({ services }
         for (const question of aboutOwner(attrs, ref, resolve)) {
           const answer = await services.authorize(question);
           if (answer.decision !== "allow") {
-            throw admissionForbidden(attrs, `cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${because(answer)}`);
+            throw admissionForbidden(
+              attrs,
+              `cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: ${because(answer)}`,
+            );
           }
         }
       }

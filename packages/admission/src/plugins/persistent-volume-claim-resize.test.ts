@@ -49,7 +49,9 @@ describe("PersistentVolumeClaimResize", () => {
 
   it("refuses growth when the class does not allow expansion (403, the reference's message)", async () => {
     const { plugin } = setup({ fast: false });
-    await expect(plugin.validate?.(update(claim("2Gi"), claim("1Gi")))).rejects.toMatchObject({ status: { code: 403, reason: "Forbidden", message: notAllowed } });
+    await expect(plugin.validate?.(update(claim("2Gi"), claim("1Gi")))).rejects.toMatchObject({
+      status: { code: 403, reason: "Forbidden", message: notAllowed },
+    });
   });
 
   it("refuses growth when the class leaves allowVolumeExpansion unset", async () => {
@@ -64,7 +66,9 @@ describe("PersistentVolumeClaimResize", () => {
 
   it("refuses growth of a claim without a class, or whose class changes", async () => {
     const { plugin } = setup({ fast: true, slow: true });
-    await expect(plugin.validate?.(update(claim("2Gi", { className: "" }), claim("1Gi", { className: "" })))).rejects.toMatchObject({ status: { message: notAllowed } });
+    await expect(plugin.validate?.(update(claim("2Gi", { className: "" }), claim("1Gi", { className: "" })))).rejects.toMatchObject({
+      status: { message: notAllowed },
+    });
     await expect(plugin.validate?.(update(claim("2Gi", { className: "slow" }), claim("1Gi")))).rejects.toMatchObject({ status: { message: notAllowed } });
   });
 
@@ -93,7 +97,13 @@ describe("PersistentVolumeClaimResize", () => {
 
   it("skips sub-resources and other resources", async () => {
     const { plugin } = setup({ fast: false });
-    const status = attributesFor({ operation: "UPDATE", type: persistentVolumeClaimType, object: claim("2Gi"), oldObject: claim("1Gi"), subresource: "status" });
+    const status = attributesFor({
+      operation: "UPDATE",
+      type: persistentVolumeClaimType,
+      object: claim("2Gi"),
+      oldObject: claim("1Gi"),
+      subresource: "status",
+    });
     await expect(plugin.validate?.(status)).resolves.toBeUndefined();
     const pod: APIObject = { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "ns" }, spec: {} };
     await expect(plugin.validate?.(attributesFor({ operation: "UPDATE", type: podType, object: pod, oldObject: pod }))).resolves.toBeUndefined();
@@ -101,7 +111,12 @@ describe("PersistentVolumeClaimResize", () => {
 
   it("reads StorageClasses of the domain's storage group", async () => {
     const services = fakeServices({ domain: "k8s.io" });
-    services.put("storage.k8s.io", "storageclasses", { apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: { name: "fast" }, allowVolumeExpansion: true });
+    services.put("storage.k8s.io", "storageclasses", {
+      apiVersion: "storage.k8s.io/v1",
+      kind: "StorageClass",
+      metadata: { name: "fast" },
+      allowVolumeExpansion: true,
+    });
     const plugin = persistentVolumeClaimResize({ services, configuration: undefined });
     const attrs = attributesFor({ operation: "UPDATE", type: persistentVolumeClaimType, object: claim("2Gi"), oldObject: claim("1Gi"), domain: "k8s.io" });
     await expect(plugin.validate?.(attrs)).resolves.toBeUndefined();

@@ -12,8 +12,7 @@ import { child, str } from "../internal/json.js";
 import { admissionForbidden, type AdmissionPlugin, type PluginFactory } from "../plugin.js";
 
 /** The refusal of a claim whose class does not allow expansion (the reference's wording). */
-const resizeNotAllowedMessage =
-  "only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize";
+const resizeNotAllowedMessage = "only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize";
 
 /** The refusal of a claim that is not bound yet. */
 const resizeUnboundMessage = "Only bound persistent volume claims can be expanded";

@@ -25,14 +25,17 @@ function volume(options: { labels?: Record<string, string>; provisioned?: boolea
 /** Runs the (synchronous) admit as a promise, so refusals are rejections. */
 const admit = async (plugin: ReturnType<typeof persistentVolumeLabel>, attrs: ReturnType<typeof attributesFor>) => plugin.admit?.(attrs);
 
-const create = (object: APIObject, domain?: string) => attributesFor({ operation: "CREATE", type: persistentVolumeType, object, ...(domain ? { domain } : {}) });
+const create = (object: APIObject, domain?: string) =>
+  attributesFor({ operation: "CREATE", type: persistentVolumeType, object, ...(domain ? { domain } : {}) });
 
 describe("PersistentVolumeLabel", () => {
   it("logs the deprecation once, when built, and admits CREATE only", async () => {
     const { services, plugin } = setup();
     await plugin.admit?.(create(volume()));
     await plugin.admit?.(create(volume()));
-    expect(services.logged).toEqual(["PersistentVolumeLabel admission controller is deprecated. Please remove this controller from your configuration files and scripts."]);
+    expect(services.logged).toEqual([
+      "PersistentVolumeLabel admission controller is deprecated. Please remove this controller from your configuration files and scripts.",
+    ]);
     expect(plugin.name).toBe("PersistentVolumeLabel");
     expect(plugin.operations).toEqual(["CREATE"]);
   });
@@ -71,7 +74,8 @@ describe("PersistentVolumeLabel", () => {
     const labels = { "failure-domain.beta.orch.io/zone": "z1", "failure-domain.beta.orch.io/region": "r1", "topology.orch.io/zone": "z9" };
     const attrs = create(volume({ labels, provisioned: true }));
     await plugin.admit?.(attrs);
-    const terms = (attrs.object?.["spec"] as { nodeAffinity: { required: { nodeSelectorTerms: { matchExpressions: { key: string }[] }[] } } }).nodeAffinity.required.nodeSelectorTerms;
+    const terms = (attrs.object?.["spec"] as { nodeAffinity: { required: { nodeSelectorTerms: { matchExpressions: { key: string }[] }[] } } }).nodeAffinity
+      .required.nodeSelectorTerms;
     expect(terms[0]?.matchExpressions.map((e) => e.key)).toEqual(["failure-domain.beta.orch.io/zone", "failure-domain.beta.orch.io/region"]);
   });
 
@@ -81,7 +85,8 @@ describe("PersistentVolumeLabel", () => {
     const spec = (terms: unknown[]) => ({ hostPath: { path: "/x" }, nodeAffinity: { required: { nodeSelectorTerms: terms } } });
     const two = create(volume({ labels, provisioned: true, spec: spec([{ matchExpressions: [{ key: "a", operator: "Exists" }] }, {}]) }));
     await plugin.admit?.(two);
-    const terms = (two.object?.["spec"] as { nodeAffinity: { required: { nodeSelectorTerms: { matchExpressions: unknown[] }[] } } }).nodeAffinity.required.nodeSelectorTerms;
+    const terms = (two.object?.["spec"] as { nodeAffinity: { required: { nodeSelectorTerms: { matchExpressions: unknown[] }[] } } }).nodeAffinity.required
+      .nodeSelectorTerms;
     expect(terms.map((t) => t.matchExpressions.length)).toEqual([3, 2]);
 
     const taken = spec([{ matchExpressions: [{ key: "topology.orch.io/zone", operator: "In", values: ["z1"] }] }]);
@@ -108,7 +113,9 @@ describe("PersistentVolumeLabel", () => {
       [{ vsphereVolume: { volumePath: "[ds] v.vmdk" } }, "error querying vSphere Volume [ds] v.vmdk: unable to build vSphere cloud provider"],
     ];
     for (const [spec, message] of cases) {
-      await expect(admit(plugin, create(volume({ spec })))).rejects.toMatchObject({ status: { code: 403, message: `persistentvolumes "vol" is forbidden: ${message}` } });
+      await expect(admit(plugin, create(volume({ spec })))).rejects.toMatchObject({
+        status: { code: 403, message: `persistentvolumes "vol" is forbidden: ${message}` },
+      });
     }
   });
 

@@ -12,7 +12,11 @@ function setup(configuration: unknown, namespaces: Record<string, string | undef
   const services = fakeServices({ domain });
   const key = `scheduler.alpha.${labelDomain(domain)}/node-selector`;
   for (const [name, selector] of Object.entries(namespaces)) {
-    services.put("", "namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name, ...(selector === undefined ? {} : { annotations: { [key]: selector } }) } });
+    services.put("", "namespaces", {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name, ...(selector === undefined ? {} : { annotations: { [key]: selector } }) },
+    });
   }
   return { services, plugin: podNodeSelector({ services, configuration }) };
 }
@@ -82,7 +86,9 @@ describe("PodNodeSelector", () => {
 
   it("answers 500 for a namespace that does not exist, as the reference", async () => {
     const { plugin } = setup(undefined, {});
-    await expect(plugin.admit?.(create(pod()))).rejects.toMatchObject({ status: { code: 500, message: "Internal error occurred: namespace ns does not exist" } });
+    await expect(plugin.admit?.(create(pod()))).rejects.toMatchObject({
+      status: { code: 500, message: "Internal error occurred: namespace ns does not exist" },
+    });
   });
 
   it("refuses a pod whose namespace annotation does not parse", async () => {
@@ -94,7 +100,9 @@ describe("PodNodeSelector", () => {
     const services = fakeServices();
     expect(() => podNodeSelector({ services, configuration: "x" })).toThrow("PodNodeSelector");
     expect(() => podNodeSelector({ services, configuration: { podNodeSelectorPluginConfig: ["a"] } })).toThrow("must be a map");
-    expect(() => podNodeSelector({ services, configuration: { podNodeSelectorPluginConfig: { ns: 3 } } })).toThrow("podNodeSelectorPluginConfig.ns must be a string");
+    expect(() => podNodeSelector({ services, configuration: { podNodeSelectorPluginConfig: { ns: 3 } } })).toThrow(
+      "podNodeSelectorPluginConfig.ns must be a string",
+    );
     expect(() => podNodeSelector({ services, configuration: { podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: "env in (a)" } } })).toThrow(
       "podNodeSelectorPluginConfig.clusterDefaultNodeSelector: invalid selector",
     );
@@ -104,7 +112,11 @@ describe("PodNodeSelector", () => {
     const { plugin } = setup(undefined, { ns: "env=prod" });
     const binding = attributesFor({ operation: "CREATE", type: podType, object: pod({ env: "dev" }), subresource: "binding" });
     await expect(plugin.admit?.(binding)).resolves.toBeUndefined();
-    const cm = attributesFor({ operation: "CREATE", type: configMapType, object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "ns" } } });
+    const cm = attributesFor({
+      operation: "CREATE",
+      type: configMapType,
+      object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "ns" } },
+    });
     await expect(plugin.admit?.(cm)).resolves.toBeUndefined();
     expect(cm.object).not.toHaveProperty("spec");
   });

@@ -13,7 +13,12 @@ const restrictedSpec = () => ({
   securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
   containers: [{ name: "c", image: "app:1", securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } } }],
 });
-const pod = (name: string, spec: Record<string, unknown> = bareSpec(), extra: Record<string, unknown> = {}): APIObject => ({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "ns", ...extra }, spec });
+const pod = (name: string, spec: Record<string, unknown> = bareSpec(), extra: Record<string, unknown> = {}): APIObject => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name, namespace: "ns", ...extra },
+  spec,
+});
 const ns = (name: string, labels: Record<string, string> = {}): APIObject => ({ apiVersion: "v1", kind: "Namespace", metadata: { name, labels } });
 
 interface Setup {
@@ -41,7 +46,10 @@ function setup(labels: Record<string, string>, options: { configuration?: unknow
   };
 }
 
-const enforce = (level: string, version?: string) => ({ "pod-security.orch.io/enforce": level, ...(version ? { "pod-security.orch.io/enforce-version": version } : {}) });
+const enforce = (level: string, version?: string) => ({
+  "pod-security.orch.io/enforce": level,
+  ...(version ? { "pod-security.orch.io/enforce-version": version } : {}),
+});
 
 describe("PodSecurity on pods", () => {
   it("handles CREATE and UPDATE only, and ignores other resources", async () => {
@@ -53,7 +61,11 @@ describe("PodSecurity on pods", () => {
   });
 
   it("refuses a pod violating the enforce level with the reference's 403", async () => {
-    const { attrs, error } = await setup(enforce("restricted")).validate({ operation: "CREATE", type: podType, object: pod("p", { hostNetwork: true, ...bareSpec() }) });
+    const { attrs, error } = await setup(enforce("restricted")).validate({
+      operation: "CREATE",
+      type: podType,
+      object: pod("p", { hostNetwork: true, ...bareSpec() }),
+    });
     expect(error?.status.code).toBe(403);
     expect(error?.status.reason).toBe("Forbidden");
     expect(error?.message).toBe(
@@ -75,10 +87,15 @@ describe("PodSecurity on pods", () => {
   });
 
   it("evaluates the enforce version: restricted:v1.21 does not yet require dropping capabilities", async () => {
-    const spec = { securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } }, containers: [{ name: "c", image: "i", securityContext: { allowPrivilegeEscalation: false } }] };
+    const spec = {
+      securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+      containers: [{ name: "c", image: "i", securityContext: { allowPrivilegeEscalation: false } }],
+    };
     expect((await setup(enforce("restricted", "v1.21")).validate({ operation: "CREATE", type: podType, object: pod("p", spec) })).error).toBeUndefined();
     const { error } = await setup(enforce("restricted", "v1.22")).validate({ operation: "CREATE", type: podType, object: pod("p", spec) });
-    expect(error?.message).toBe('pods "p" is forbidden: violates PodSecurity "restricted:v1.22": unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"])');
+    expect(error?.message).toBe(
+      'pods "p" is forbidden: violates PodSecurity "restricted:v1.22": unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"])',
+    );
   });
 
   it("warns and audits without refusing", async () => {
@@ -86,7 +103,9 @@ describe("PodSecurity on pods", () => {
     const { attrs, error } = await setup(labels).validate({ operation: "CREATE", type: podType, object: pod("p", { hostPID: true, ...bareSpec() }) });
     expect(error).toBeUndefined();
     expect(attrs.warnings).toEqual(['would violate PodSecurity "baseline:latest": host namespaces (hostPID=true)']);
-    expect(attrs.auditAnnotations["pod-security.orch.io/audit-violations"]).toMatch(/^would violate PodSecurity "restricted:v1\.25": host namespaces \(hostPID=true\), allowPrivilegeEscalation != false/);
+    expect(attrs.auditAnnotations["pod-security.orch.io/audit-violations"]).toMatch(
+      /^would violate PodSecurity "restricted:v1\.25": host namespaces \(hostPID=true\), allowPrivilegeEscalation != false/,
+    );
     expect(attrs.auditAnnotations["pod-security.orch.io/enforce-policy"]).toBe("privileged:latest");
   });
 
@@ -114,17 +133,27 @@ describe("PodSecurity on pods", () => {
 
   it("uses the configured defaults for unlabelled namespaces", async () => {
     const configuration = { apiVersion: "pod-security.admission.config.orch.io/v1", kind: "PodSecurityConfiguration", defaults: { enforce: "baseline" } };
-    const { error } = await setup({}, { configuration }).validate({ operation: "CREATE", type: podType, object: pod("p", { hostNetwork: true, ...bareSpec() }) });
+    const { error } = await setup({}, { configuration }).validate({
+      operation: "CREATE",
+      type: podType,
+      object: pod("p", { hostNetwork: true, ...bareSpec() }),
+    });
     expect(error?.message).toBe('pods "p" is forbidden: violates PodSecurity "baseline:latest": host namespaces (hostNetwork=true)');
   });
 
   it("throws at construction on an invalid configuration", () => {
     const configuration = { apiVersion: "pod-security.admission.config.orch.io/v1", kind: "PodSecurityConfiguration", defaults: { warn: "loud" } };
-    expect(() => podSecurity({ services: fakeServices(), configuration })).toThrow('PodSecurity invalid: defaults.warn: Invalid value: "loud": must be one of privileged, baseline, restricted');
+    expect(() => podSecurity({ services: fakeServices(), configuration })).toThrow(
+      'PodSecurity invalid: defaults.warn: Invalid value: "loud": must be one of privileged, baseline, restricted',
+    );
   });
 
   it("reads the kubernetes.io labels under domain k8s.io", async () => {
-    const { attrs, error } = await setup({ "pod-security.kubernetes.io/enforce": "baseline" }, { domain: "k8s.io" }).validate({ operation: "CREATE", type: podType, object: pod("p", { hostPID: true, ...bareSpec() }) });
+    const { attrs, error } = await setup({ "pod-security.kubernetes.io/enforce": "baseline" }, { domain: "k8s.io" }).validate({
+      operation: "CREATE",
+      type: podType,
+      object: pod("p", { hostPID: true, ...bareSpec() }),
+    });
     expect(error?.message).toBe('pods "p" is forbidden: violates PodSecurity "baseline:latest": host namespaces (hostPID=true)');
     expect(attrs.auditAnnotations["pod-security.kubernetes.io/enforce-policy"]).toBe("baseline:latest");
   });
@@ -134,7 +163,9 @@ describe("PodSecurity on pods", () => {
     const { attrs, error } = await s.validate({ operation: "CREATE", type: podType, object: { ...pod("p"), metadata: { name: "p", namespace: "gone" } } });
     expect(error?.status.code).toBe(500);
     expect(error?.message).toBe('Internal error occurred: failed to lookup namespace "gone"');
-    expect(attrs.auditAnnotations["pod-security.orch.io/error"]).toBe('Internal error occurred: failed to lookup namespace "gone": namespaces "gone" not found');
+    expect(attrs.auditAnnotations["pod-security.orch.io/error"]).toBe(
+      'Internal error occurred: failed to lookup namespace "gone": namespaces "gone" not found',
+    );
   });
 });
 
@@ -157,25 +188,54 @@ describe("PodSecurity on pod updates and sub-resources", () => {
   it("evaluates added ephemeral containers (the ephemeralcontainers sub-resource)", async () => {
     const old = pod("p");
     const updated = pod("p", { ...bareSpec(), ephemeralContainers: [{ name: "debug", image: "busybox", securityContext: { privileged: true } }] });
-    const { error } = await setup(enforce("baseline")).validate({ operation: "UPDATE", type: podType, subresource: "ephemeralcontainers", object: updated, oldObject: old });
-    expect(error?.message).toBe('pods "p" is forbidden: violates PodSecurity "baseline:latest": privileged (container "debug" must not set securityContext.privileged=true)');
+    const { error } = await setup(enforce("baseline")).validate({
+      operation: "UPDATE",
+      type: podType,
+      subresource: "ephemeralcontainers",
+      object: updated,
+      oldObject: old,
+    });
+    expect(error?.message).toBe(
+      'pods "p" is forbidden: violates PodSecurity "baseline:latest": privileged (container "debug" must not set securityContext.privileged=true)',
+    );
   });
 
   it("ignores status, binding and eviction", async () => {
     const s = setup(enforce("baseline"));
     for (const subresource of ["status", "binding", "eviction"]) {
-      const { attrs, error } = await s.validate({ operation: subresource === "status" ? "UPDATE" : "CREATE", type: podType, subresource, object: pod("p", { hostNetwork: true, ...bareSpec() }), oldObject: pod("p") });
+      const { attrs, error } = await s.validate({
+        operation: subresource === "status" ? "UPDATE" : "CREATE",
+        type: podType,
+        subresource,
+        object: pod("p", { hostNetwork: true, ...bareSpec() }),
+        oldObject: pod("p"),
+      });
       expect(error).toBeUndefined();
       expect(attrs.auditAnnotations).toEqual({});
     }
   });
 
   it("tells significant updates by container count, images and new ephemeral containers", () => {
-    const a = pod("p", { containers: [{ name: "c", image: "1" }], initContainers: [{ name: "i", image: "1" }], ephemeralContainers: [{ name: "e", image: "1" }] });
+    const a = pod("p", {
+      containers: [{ name: "c", image: "1" }],
+      initContainers: [{ name: "i", image: "1" }],
+      ephemeralContainers: [{ name: "e", image: "1" }],
+    });
     expect(isSignificantPodUpdate(a, a)).toBe(false);
     expect(isSignificantPodUpdate(pod("p", { ...(a["spec"] as object), initContainers: [{ name: "i", image: "2" }] }), a)).toBe(true);
     expect(isSignificantPodUpdate(pod("p", { ...(a["spec"] as object), containers: [] }), a)).toBe(true);
-    expect(isSignificantPodUpdate(pod("p", { ...(a["spec"] as object), ephemeralContainers: [{ name: "e", image: "1" }, { name: "f", image: "1" }] }), a)).toBe(true);
+    expect(
+      isSignificantPodUpdate(
+        pod("p", {
+          ...(a["spec"] as object),
+          ephemeralContainers: [
+            { name: "e", image: "1" },
+            { name: "f", image: "1" },
+          ],
+        }),
+        a,
+      ),
+    ).toBe(true);
   });
 });
 
@@ -204,7 +264,11 @@ describe("PodSecurity exemptions", () => {
 
   it("exempts runtime classes", async () => {
     const c = { ...configuration, exemptions: { runtimeClasses: ["kata"] } };
-    const { attrs, error } = await setup(enforce("restricted"), { configuration: c }).validate({ operation: "CREATE", type: podType, object: pod("p", { hostNetwork: true, runtimeClassName: "kata", ...bareSpec() }) });
+    const { attrs, error } = await setup(enforce("restricted"), { configuration: c }).validate({
+      operation: "CREATE",
+      type: podType,
+      object: pod("p", { hostNetwork: true, runtimeClassName: "kata", ...bareSpec() }),
+    });
     expect(error).toBeUndefined();
     expect(attrs.auditAnnotations).toEqual({ "pod-security.orch.io/exempt": "runtimeClass" });
   });
@@ -219,24 +283,44 @@ describe("PodSecurity on workload templates", () => {
   });
 
   it("warns and audits but never enforces", async () => {
-    const { attrs, error } = await setup(enforce("baseline")).validate({ operation: "CREATE", type: deploymentType, object: deployment({ hostNetwork: true, ...bareSpec() }) });
+    const { attrs, error } = await setup(enforce("baseline")).validate({
+      operation: "CREATE",
+      type: deploymentType,
+      object: deployment({ hostNetwork: true, ...bareSpec() }),
+    });
     expect(error).toBeUndefined();
     expect(attrs.warnings).toEqual(['would violate PodSecurity "baseline:latest": host namespaces (hostNetwork=true)']);
     expect(attrs.auditAnnotations["pod-security.orch.io/enforce-policy"]).toBeUndefined();
   });
 
   it("reads a CronJob's job template", async () => {
-    const cronJob: APIObject = { metadata: { name: "cj", namespace: "ns" }, spec: { jobTemplate: { spec: { template: { spec: { hostPID: true, ...bareSpec() } } } } } };
-    const { attrs } = await setup({ "pod-security.orch.io/audit": "baseline" }).validate({ operation: "UPDATE", type: cronJobType, object: cronJob, oldObject: cronJob });
+    const cronJob: APIObject = {
+      metadata: { name: "cj", namespace: "ns" },
+      spec: { jobTemplate: { spec: { template: { spec: { hostPID: true, ...bareSpec() } } } } },
+    };
+    const { attrs } = await setup({ "pod-security.orch.io/audit": "baseline" }).validate({
+      operation: "UPDATE",
+      type: cronJobType,
+      object: cronJob,
+      oldObject: cronJob,
+    });
     expect(attrs.auditAnnotations["pod-security.orch.io/audit-violations"]).toBe('would violate PodSecurity "baseline:latest": host namespaces (hostPID=true)');
     expect(attrs.warnings).toEqual([]);
   });
 
   it("skips when warn and audit are privileged, and records a missing namespace", async () => {
-    const { attrs } = await setup(enforce("baseline", "v1.30")).validate({ operation: "CREATE", type: deploymentType, object: { ...deployment(bareSpec()), metadata: { name: "d", namespace: "gone" } } });
+    const { attrs } = await setup(enforce("baseline", "v1.30")).validate({
+      operation: "CREATE",
+      type: deploymentType,
+      object: { ...deployment(bareSpec()), metadata: { name: "d", namespace: "gone" } },
+    });
     expect(attrs.auditAnnotations["pod-security.orch.io/error"]).toBe('failed to lookup namespace "gone": namespaces "gone" not found');
     const warnOff = { ...enforce("restricted"), "pod-security.orch.io/warn": "privileged" };
-    const { attrs: quiet } = await setup(warnOff).validate({ operation: "CREATE", type: deploymentType, object: deployment({ hostNetwork: true, ...bareSpec() }) });
+    const { attrs: quiet } = await setup(warnOff).validate({
+      operation: "CREATE",
+      type: deploymentType,
+      object: deployment({ hostNetwork: true, ...bareSpec() }),
+    });
     expect(quiet.warnings).toEqual([]);
     expect(quiet.auditAnnotations).toEqual({});
   });
@@ -246,14 +330,24 @@ describe("PodSecurity on namespaces", () => {
   it("refuses invalid labels on create with 422", async () => {
     const { error } = await setup({}).validate({ operation: "CREATE", type: namespaceType, object: ns("x", { "pod-security.orch.io/enforce": "strict" }) });
     expect(error?.status.code).toBe(422);
-    expect(error?.message).toBe('Namespace "x" is invalid: metadata.labels[pod-security.orch.io/enforce]: Invalid value: "strict": must be one of privileged, baseline, restricted');
+    expect(error?.message).toBe(
+      'Namespace "x" is invalid: metadata.labels[pod-security.orch.io/enforce]: Invalid value: "strict": must be one of privileged, baseline, restricted',
+    );
   });
 
   it("lets an update keep the same invalid labels but not add new ones", async () => {
     const s = setup({});
     const old = ns("x", { "pod-security.orch.io/warn": "loud" });
-    expect((await s.validate({ operation: "UPDATE", type: namespaceType, object: ns("x", { "pod-security.orch.io/warn": "loud", team: "a" }), oldObject: old })).error).toBeUndefined();
-    const { error } = await s.validate({ operation: "UPDATE", type: namespaceType, object: ns("x", { "pod-security.orch.io/warn": "louder" }), oldObject: old });
+    expect(
+      (await s.validate({ operation: "UPDATE", type: namespaceType, object: ns("x", { "pod-security.orch.io/warn": "loud", team: "a" }), oldObject: old }))
+        .error,
+    ).toBeUndefined();
+    const { error } = await s.validate({
+      operation: "UPDATE",
+      type: namespaceType,
+      object: ns("x", { "pod-security.orch.io/warn": "louder" }),
+      oldObject: old,
+    });
     expect(error?.status.code).toBe(422);
   });
 
@@ -262,7 +356,12 @@ describe("PodSecurity on namespaces", () => {
     s.services.put("", "pods", pod("web-1", { hostNetwork: true, ...bareSpec() }));
     s.services.put("", "pods", pod("web-2", { hostNetwork: true, ...bareSpec() }));
     s.services.put("", "pods", pod("ok", restrictedSpec()));
-    const { attrs, error } = await s.validate({ operation: "UPDATE", type: namespaceType, object: ns("ns", enforce("restricted")), oldObject: ns("ns", enforce("baseline")) });
+    const { attrs, error } = await s.validate({
+      operation: "UPDATE",
+      type: namespaceType,
+      object: ns("ns", enforce("restricted")),
+      oldObject: ns("ns", enforce("baseline")),
+    });
     expect(error).toBeUndefined();
     expect(attrs.warnings).toEqual([
       'existing pods in namespace "ns" violate the new PodSecurity enforce level "restricted:latest"',
@@ -285,16 +384,31 @@ describe("PodSecurity on namespaces", () => {
   });
 
   it("warns that an exempt namespace's labels are ignored", async () => {
-    const configuration = { apiVersion: "pod-security.admission.config.orch.io/v1", kind: "PodSecurityConfiguration", exemptions: { namespaces: ["orch-system"] } };
+    const configuration = {
+      apiVersion: "pod-security.admission.config.orch.io/v1",
+      kind: "PodSecurityConfiguration",
+      exemptions: { namespaces: ["orch-system"] },
+    };
     const s = setup({}, { configuration });
     const { attrs } = await s.validate({ operation: "CREATE", type: namespaceType, object: ns("orch-system", enforce("restricted")) });
     expect(attrs.warnings).toEqual(['namespace "orch-system" is exempt from Pod Security, and the policy (enforce=restricted:latest) will be ignored']);
-    const { attrs: updated } = await s.validate({ operation: "UPDATE", type: namespaceType, object: ns("orch-system", enforce("baseline")), oldObject: ns("orch-system") });
+    const { attrs: updated } = await s.validate({
+      operation: "UPDATE",
+      type: namespaceType,
+      object: ns("orch-system", enforce("baseline")),
+      oldObject: ns("orch-system"),
+    });
     expect(updated.warnings).toEqual(['namespace "orch-system" is exempt from Pod Security, and the policy (enforce=baseline:latest) will be ignored']);
   });
 
   it("ignores namespace sub-resources", async () => {
-    const { error } = await setup({}).validate({ operation: "UPDATE", type: namespaceType, subresource: "status", object: ns("x", { "pod-security.orch.io/enforce": "strict" }), oldObject: ns("x") });
+    const { error } = await setup({}).validate({
+      operation: "UPDATE",
+      type: namespaceType,
+      subresource: "status",
+      object: ns("x", { "pod-security.orch.io/enforce": "strict" }),
+      oldObject: ns("x"),
+    });
     expect(error).toBeUndefined();
   });
 });

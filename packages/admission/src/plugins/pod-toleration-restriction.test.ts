@@ -18,7 +18,12 @@ const allowed = (list: unknown[]) => ({ "scheduler.alpha.orch.io/tolerationsWhit
 
 function pod(tolerations?: unknown[], burstable = false): APIObject {
   const container = { name: "c", image: "i", ...(burstable ? { resources: { requests: { cpu: "100m" } } } : {}) };
-  return { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "ns" }, spec: { containers: [container], ...(tolerations ? { tolerations } : {}) } };
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "p", namespace: "ns" },
+    spec: { containers: [container], ...(tolerations ? { tolerations } : {}) },
+  };
 }
 
 const create = (object: APIObject) => attributesFor({ operation: "CREATE", type: podType, object });
@@ -95,7 +100,9 @@ describe("PodTolerationRestriction", () => {
     await plugin.admit?.(update);
     expect(tolerationsOf(update)).toEqual([{ key: "gpu", operator: "Exists" }]);
     const bad = pod([{ key: "y", operator: "Exists" }]);
-    await expect(plugin.admit?.(attributesFor({ operation: "UPDATE", type: podType, object: bad, oldObject: bad }))).rejects.toMatchObject({ status: { message: conflict } });
+    await expect(plugin.admit?.(attributesFor({ operation: "UPDATE", type: podType, object: bad, oldObject: bad }))).rejects.toMatchObject({
+      status: { message: conflict },
+    });
   });
 
   it("refuses a pod whose namespace annotation is not a JSON list of tolerations", async () => {
@@ -135,7 +142,9 @@ describe("PodTolerationRestriction", () => {
   it("throws at construction on a configuration it cannot use", () => {
     const services = fakeServices();
     expect(() => podTolerationRestriction({ services, configuration: { kind: "Other" } })).toThrow("kind must be Configuration");
-    expect(() => podTolerationRestriction({ services, configuration: { apiVersion: "v1" } })).toThrow("apiVersion must be podtolerationrestriction.admission.orch.io/v1alpha1");
+    expect(() => podTolerationRestriction({ services, configuration: { apiVersion: "v1" } })).toThrow(
+      "apiVersion must be podtolerationrestriction.admission.orch.io/v1alpha1",
+    );
     expect(() => podTolerationRestriction({ services, configuration: { default: [{ key: "", operator: "Equal" }] } })).toThrow(
       "PodTolerationRestriction: invalid configuration: default[0].operator",
     );

@@ -105,7 +105,8 @@ function readConfiguration(configuration: unknown, domain: string): Configuratio
   if (!root) throw new Error("PodTolerationRestriction: the configuration must be an object");
   const apiVersion = root["apiVersion"];
   const expected = `podtolerationrestriction.admission.${domain}/v1alpha1`;
-  if (apiVersion !== undefined && apiVersion !== expected) throw new Error(`PodTolerationRestriction: apiVersion must be ${expected}, not ${JSON.stringify(apiVersion)}`);
+  if (apiVersion !== undefined && apiVersion !== expected)
+    throw new Error(`PodTolerationRestriction: apiVersion must be ${expected}, not ${JSON.stringify(apiVersion)}`);
   const kind = root["kind"];
   if (kind !== undefined && kind !== "Configuration") throw new Error(`PodTolerationRestriction: kind must be Configuration, not ${JSON.stringify(kind)}`);
   return { default: configuredList(root, "default"), whitelist: configuredList(root, "whitelist") };
@@ -162,7 +163,10 @@ export const podTolerationRestriction: PluginFactory = ({ services, configuratio
       if (podQOSClass(pod) !== "BestEffort") extra.push(memoryPressure);
       if (extra.length > 0) {
         const spec = ensurePodSpec(pod);
-        spec["tolerations"] = mergeTolerations(records(spec["tolerations"]), extra.map((t) => structuredClone(t)));
+        spec["tolerations"] = mergeTolerations(
+          records(spec["tolerations"]),
+          extra.map((t) => structuredClone(t)),
+        );
       }
       await checkWhitelist(attrs, pod);
     },

@@ -104,7 +104,8 @@ describe("Priority", () => {
     await expect(plugin.admit?.(create(pod({ priorityClassName: "high", priority: 5 })))).rejects.toMatchObject({
       status: {
         code: 403,
-        message: 'pods "p" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name',
+        message:
+          'pods "p" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name',
       },
     });
     await expect(plugin.admit?.(create(pod({ priorityClassName: "high", preemptionPolicy: "Never" })))).rejects.toMatchObject({
@@ -139,7 +140,10 @@ describe("Priority", () => {
     it("refuses a second global default (403)", async () => {
       const { services } = setup(priorityClass("normal", 100, { globalDefault: true }));
       await expect(write(services, "CREATE", priorityClass("other", 5, { globalDefault: true }))).rejects.toMatchObject({
-        status: { code: 403, message: 'priorityclasses.scheduling.orch.io "other" is forbidden: PriorityClass normal is already marked as default. Only one default can exist' },
+        status: {
+          code: 403,
+          message: 'priorityclasses.scheduling.orch.io "other" is forbidden: PriorityClass normal is already marked as default. Only one default can exist',
+        },
       });
       await expect(write(services, "UPDATE", priorityClass("high", 1000, { globalDefault: true }))).rejects.toMatchObject({ status: { code: 403 } });
     });

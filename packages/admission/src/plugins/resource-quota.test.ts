@@ -1,5 +1,15 @@
 import { conflict, StatusError, type APIObject } from "@orch/meta";
-import { configMapType, eventType, namespaceType, persistentVolumeClaimType, podType, resourceQuotaType, secretType, serviceType, type ResourceType } from "@orch/resources";
+import {
+  configMapType,
+  eventType,
+  namespaceType,
+  persistentVolumeClaimType,
+  podType,
+  resourceQuotaType,
+  secretType,
+  serviceType,
+  type ResourceType,
+} from "@orch/resources";
 import { describe, expect, it } from "vitest";
 import type { AdmissionAttributes } from "../attributes.js";
 import { attributesFor, fakeServices, type FakeServices } from "../internal/testing.js";
@@ -8,7 +18,13 @@ import { resourceQuota } from "./resource-quota.js";
 type List = Record<string, string>;
 
 function quota(name: string, hard: List, used?: List, spec: Record<string, unknown> = {}): APIObject {
-  return { apiVersion: "v1", kind: "ResourceQuota", metadata: { name, namespace: "ns" }, spec: { hard, ...spec }, status: used === undefined ? { hard } : { hard, used } };
+  return {
+    apiVersion: "v1",
+    kind: "ResourceQuota",
+    metadata: { name, namespace: "ns" },
+    spec: { hard, ...spec },
+    status: used === undefined ? { hard } : { hard, used },
+  };
 }
 
 const pod = (name: string, containers: unknown[] = [{ name: "c", image: "i" }], spec: Record<string, unknown> = {}): APIObject => ({
@@ -17,7 +33,11 @@ const pod = (name: string, containers: unknown[] = [{ name: "c", image: "i" }], 
   metadata: { name, namespace: "ns" },
   spec: { containers, ...spec },
 });
-const cpu = (name: string, request: string, limit?: string) => ({ name, image: "i", resources: { requests: { cpu: request }, ...(limit ? { limits: { cpu: limit } } : {}) } });
+const cpu = (name: string, request: string, limit?: string) => ({
+  name,
+  image: "i",
+  resources: { requests: { cpu: request }, ...(limit ? { limits: { cpu: limit } } : {}) },
+});
 
 function servicesWith(...quotas: APIObject[]): FakeServices {
   const services = fakeServices();
@@ -55,36 +75,68 @@ describe("ResourceQuota pods", () => {
     const services = servicesWith(quota("q", { pods: "2", "requests.cpu": "1", "limits.cpu": "2" }, { pods: "2", "requests.cpu": "800m", "limits.cpu": "1" }));
     const error = await admit(services, create(podType, pod("a", [cpu("c", "500m", "500m")])));
     expect(error?.status.code).toBe(403);
-    expect(error?.message).toBe('pods "a" is forbidden: exceeded quota: q, requested: pods=1,requests.cpu=500m, used: pods=2,requests.cpu=800m, limited: pods=2,requests.cpu=1');
+    expect(error?.message).toBe(
+      'pods "a" is forbidden: exceeded quota: q, requested: pods=1,requests.cpu=500m, used: pods=2,requests.cpu=800m, limited: pods=2,requests.cpu=1',
+    );
     expect(services.writes).toHaveLength(0);
   });
 
   it("counts requests, limits and their legacy names, init containers and overhead", async () => {
     const services = servicesWith(
-      quota("q", { cpu: "10", memory: "10Gi", "requests.cpu": "10", "limits.cpu": "10", "requests.memory": "10Gi", "limits.memory": "10Gi" }, { cpu: "0", memory: "0", "requests.cpu": "0", "limits.cpu": "0", "requests.memory": "0", "limits.memory": "0" }),
+      quota(
+        "q",
+        { cpu: "10", memory: "10Gi", "requests.cpu": "10", "limits.cpu": "10", "requests.memory": "10Gi", "limits.memory": "10Gi" },
+        { cpu: "0", memory: "0", "requests.cpu": "0", "limits.cpu": "0", "requests.memory": "0", "limits.memory": "0" },
+      ),
     );
     const c = { name: "c", image: "i", resources: { requests: { cpu: "250m", memory: "64Mi" }, limits: { cpu: "500m", memory: "128Mi" } } };
     const init = { name: "i", image: "i", resources: { requests: { cpu: "2", memory: "1Gi" }, limits: { cpu: "2", memory: "1Gi" } } };
     await admit(services, create(podType, pod("a", [c, { ...c, name: "d" }], { initContainers: [init], overhead: { cpu: "100m" } })));
-    expect(await usedOf(services)).toEqual({ cpu: "2100m", "limits.cpu": "2100m", "limits.memory": "1Gi", memory: "1Gi", "requests.cpu": "2100m", "requests.memory": "1Gi" });
+    expect(await usedOf(services)).toEqual({
+      cpu: "2100m",
+      "limits.cpu": "2100m",
+      "limits.memory": "1Gi",
+      memory: "1Gi",
+      "requests.cpu": "2100m",
+      "requests.memory": "1Gi",
+    });
   });
 
   it("counts ephemeral-storage, hugepages and extended resources as requests.<name>", async () => {
     const services = servicesWith(
-      quota("q", { "requests.ephemeral-storage": "1Gi", "limits.ephemeral-storage": "1Gi", "requests.hugepages-2Mi": "1Gi", "requests.example.com/gpu": "1" }, {
-        "requests.ephemeral-storage": "0",
-        "limits.ephemeral-storage": "0",
-        "requests.hugepages-2Mi": "0",
-        "requests.example.com/gpu": "1",
-      }),
+      quota(
+        "q",
+        { "requests.ephemeral-storage": "1Gi", "limits.ephemeral-storage": "1Gi", "requests.hugepages-2Mi": "1Gi", "requests.example.com/gpu": "1" },
+        {
+          "requests.ephemeral-storage": "0",
+          "limits.ephemeral-storage": "0",
+          "requests.hugepages-2Mi": "0",
+          "requests.example.com/gpu": "1",
+        },
+      ),
     );
-    const c = { name: "c", image: "i", resources: { requests: { "ephemeral-storage": "100Mi", "hugepages-2Mi": "4Mi", "example.com/gpu": "1" }, limits: { "ephemeral-storage": "200Mi", "hugepages-2Mi": "4Mi", "example.com/gpu": "1" } } };
+    const c = {
+      name: "c",
+      image: "i",
+      resources: {
+        requests: { "ephemeral-storage": "100Mi", "hugepages-2Mi": "4Mi", "example.com/gpu": "1" },
+        limits: { "ephemeral-storage": "200Mi", "hugepages-2Mi": "4Mi", "example.com/gpu": "1" },
+      },
+    };
     expect((await admit(services, create(podType, pod("a", [c]))))?.message).toBe(
       'pods "a" is forbidden: exceeded quota: q, requested: requests.example.com/gpu=1, used: requests.example.com/gpu=1, limited: requests.example.com/gpu=1',
     );
-    const noGpu = { ...c, resources: { requests: { "ephemeral-storage": "100Mi", "hugepages-2Mi": "4Mi" }, limits: { "ephemeral-storage": "200Mi", "hugepages-2Mi": "4Mi" } } };
+    const noGpu = {
+      ...c,
+      resources: { requests: { "ephemeral-storage": "100Mi", "hugepages-2Mi": "4Mi" }, limits: { "ephemeral-storage": "200Mi", "hugepages-2Mi": "4Mi" } },
+    };
     expect(await admit(services, create(podType, pod("b", [noGpu])))).toBeUndefined();
-    expect(await usedOf(services)).toEqual({ "limits.ephemeral-storage": "200Mi", "requests.ephemeral-storage": "100Mi", "requests.example.com/gpu": "1", "requests.hugepages-2Mi": "4Mi" });
+    expect(await usedOf(services)).toEqual({
+      "limits.ephemeral-storage": "200Mi",
+      "requests.ephemeral-storage": "100Mi",
+      "requests.example.com/gpu": "1",
+      "requests.hugepages-2Mi": "4Mi",
+    });
   });
 
   it("requires every container to state what a compute quota constrains", async () => {
@@ -138,7 +190,9 @@ describe("ResourceQuota scopes", () => {
   const burstable = pod("bu", [cpu("c", "100m")]);
   const terminating = pod("t", undefined, { activeDeadlineSeconds: 30 });
   const high = pod("h", undefined, { priorityClassName: "high" });
-  const crossNs = pod("x", undefined, { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: "k", namespaces: ["other"] }] } } });
+  const crossNs = pod("x", undefined, {
+    affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: "k", namespaces: ["other"] }] } },
+  });
   const charged = async (spec: Record<string, unknown>, object: APIObject) => {
     const services = servicesWith(quota("q", { pods: "10" }, used, spec));
     await admit(services, create(podType, object));
@@ -160,7 +214,9 @@ describe("ResourceQuota scopes", () => {
   });
 
   it("PriorityClass matches the scope selector's operators", async () => {
-    const sel = (operator: string, values?: string[]) => ({ scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator, ...(values ? { values } : {}) }] } });
+    const sel = (operator: string, values?: string[]) => ({
+      scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator, ...(values ? { values } : {}) }] },
+    });
     expect(await charged(sel("In", ["high"]), high)).toBe(true);
     expect(await charged(sel("In", ["high"]), best)).toBe(false);
     expect(await charged(sel("NotIn", ["high"]), high)).toBe(false);
@@ -175,13 +231,24 @@ describe("ResourceQuota scopes", () => {
   it("CrossNamespacePodAffinity matches terms naming namespaces or a namespace selector", async () => {
     expect(await charged({ scopes: ["CrossNamespacePodAffinity"] }, crossNs)).toBe(true);
     expect(await charged({ scopes: ["CrossNamespacePodAffinity"] }, best)).toBe(false);
-    const selector = pod("y", undefined, { affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, podAffinityTerm: { topologyKey: "k", namespaceSelector: {} } }] } } });
+    const selector = pod("y", undefined, {
+      affinity: {
+        podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, podAffinityTerm: { topologyKey: "k", namespaceSelector: {} } }] },
+      },
+    });
     expect(await charged({ scopes: ["CrossNamespacePodAffinity"] }, selector)).toBe(true);
   });
 
   it("scopes and scope selectors must all match", async () => {
-    expect(await charged({ scopes: ["BestEffort"], scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "In", values: ["high"] }] } }, high)).toBe(true);
-    expect(await charged({ scopes: ["NotBestEffort"], scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "In", values: ["high"] }] } }, high)).toBe(false);
+    expect(
+      await charged({ scopes: ["BestEffort"], scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "In", values: ["high"] }] } }, high),
+    ).toBe(true);
+    expect(
+      await charged(
+        { scopes: ["NotBestEffort"], scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "In", values: ["high"] }] } },
+        high,
+      ),
+    ).toBe(false);
   });
 
   it("a scoped quota never matches non-pod resources", async () => {
@@ -228,8 +295,20 @@ describe("ResourceQuota persistentvolumeclaims", () => {
   });
 
   it("counts claims and storage, per storage class too", async () => {
-    const hard = { persistentvolumeclaims: "5", "requests.storage": "10Gi", "gold.storageclass.storage.orch.io/requests.storage": "3Gi", "gold.storageclass.storage.orch.io/persistentvolumeclaims": "2" };
-    const services = servicesWith(quota("q", hard, { persistentvolumeclaims: "0", "requests.storage": "0", "gold.storageclass.storage.orch.io/requests.storage": "0", "gold.storageclass.storage.orch.io/persistentvolumeclaims": "0" }));
+    const hard = {
+      persistentvolumeclaims: "5",
+      "requests.storage": "10Gi",
+      "gold.storageclass.storage.orch.io/requests.storage": "3Gi",
+      "gold.storageclass.storage.orch.io/persistentvolumeclaims": "2",
+    };
+    const services = servicesWith(
+      quota("q", hard, {
+        persistentvolumeclaims: "0",
+        "requests.storage": "0",
+        "gold.storageclass.storage.orch.io/requests.storage": "0",
+        "gold.storageclass.storage.orch.io/persistentvolumeclaims": "0",
+      }),
+    );
     expect(await admit(services, create(persistentVolumeClaimType, pvc("a", "2Gi", "gold")))).toBeUndefined();
     expect(await usedOf(services)).toEqual({
       "gold.storageclass.storage.orch.io/persistentvolumeclaims": "1",
@@ -257,7 +336,11 @@ describe("ResourceQuota persistentvolumeclaims", () => {
 
   it("uses storageclass.storage.k8s.io under domain k8s.io", async () => {
     const services = fakeServices({ domain: "k8s.io" });
-    services.put("", "resourcequotas", quota("q", { "gold.storageclass.storage.k8s.io/requests.storage": "1Gi" }, { "gold.storageclass.storage.k8s.io/requests.storage": "0" }));
+    services.put(
+      "",
+      "resourcequotas",
+      quota("q", { "gold.storageclass.storage.k8s.io/requests.storage": "1Gi" }, { "gold.storageclass.storage.k8s.io/requests.storage": "0" }),
+    );
     const attrs = attributesFor({ operation: "CREATE", type: persistentVolumeClaimType, object: pvc("a", "2Gi", "gold"), domain: "k8s.io" });
     expect((await admit(services, attrs))?.message).toMatch(/exceeded quota: q, requested: gold.storageclass.storage.k8s.io\/requests.storage=2Gi/);
   });
@@ -270,7 +353,9 @@ describe("ResourceQuota object counts", () => {
     const services = servicesWith(quota("q", { configmaps: "1", "count/configmaps": "5" }, { configmaps: "0", "count/configmaps": "0" }));
     expect(await admit(services, create(configMapType, cm("a")))).toBeUndefined();
     expect(await usedOf(services)).toEqual({ configmaps: "1", "count/configmaps": "1" });
-    expect((await admit(services, create(configMapType, cm("b"))))?.message).toBe('configmaps "b" is forbidden: exceeded quota: q, requested: configmaps=1, used: configmaps=1, limited: configmaps=1');
+    expect((await admit(services, create(configMapType, cm("b"))))?.message).toBe(
+      'configmaps "b" is forbidden: exceeded quota: q, requested: configmaps=1, used: configmaps=1, limited: configmaps=1',
+    );
   });
 
   it("counts secrets and resourcequotas under their legacy names", async () => {
@@ -284,7 +369,9 @@ describe("ResourceQuota object counts", () => {
     const deployments: ResourceType = { ...configMapType, group: "apps", resource: "deployments", kind: "Deployment" };
     const services = servicesWith(quota("q", { "count/deployments.apps": "1" }, { "count/deployments.apps": "1" }));
     const error = await admit(services, create(deployments, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d", namespace: "ns" } }));
-    expect(error?.message).toBe('deployments.apps "d" is forbidden: exceeded quota: q, requested: count/deployments.apps=1, used: count/deployments.apps=1, limited: count/deployments.apps=1');
+    expect(error?.message).toBe(
+      'deployments.apps "d" is forbidden: exceeded quota: q, requested: count/deployments.apps=1, used: count/deployments.apps=1, limited: count/deployments.apps=1',
+    );
   });
 
   it("does not charge object-count updates", async () => {
@@ -293,7 +380,9 @@ describe("ResourceQuota object counts", () => {
   });
 
   it("ignores sub-resources, cluster objects, namespace creation and events", async () => {
-    const services = servicesWith(quota("q", { pods: "0", "count/events": "0", "count/namespaces": "0" }, { pods: "0", "count/events": "0", "count/namespaces": "0" }));
+    const services = servicesWith(
+      quota("q", { pods: "0", "count/events": "0", "count/namespaces": "0" }, { pods: "0", "count/events": "0", "count/namespaces": "0" }),
+    );
     expect(await admit(services, { ...create(podType, pod("a")), subresource: "status" })).toBeUndefined();
     expect(await admit(services, create(eventType, { apiVersion: "v1", kind: "Event", metadata: { name: "e", namespace: "ns" } }))).toBeUndefined();
     expect(await admit(services, create(namespaceType, { apiVersion: "v1", kind: "Namespace", metadata: { name: "ns" } }))).toBeUndefined();
@@ -357,7 +446,11 @@ describe("ResourceQuota charging", () => {
 });
 
 describe("ResourceQuota limitedResources", () => {
-  const configuration = { apiVersion: "apiserver.config.k8s.io/v1", kind: "ResourceQuotaConfiguration", limitedResources: [{ resource: "pods", matchContains: ["cpu"] }] };
+  const configuration = {
+    apiVersion: "apiserver.config.k8s.io/v1",
+    kind: "ResourceQuotaConfiguration",
+    limitedResources: [{ resource: "pods", matchContains: ["cpu"] }],
+  };
 
   it("refuses consumption no quota covers", async () => {
     const error = await admit(servicesWith(), create(podType, pod("a", [cpu("c", "100m")])), configuration);

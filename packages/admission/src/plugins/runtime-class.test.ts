@@ -12,10 +12,21 @@ function setup(...classes: APIObject[]) {
   return { services, plugin: runtimeClass({ services, configuration: undefined }) };
 }
 
-const klass = (extra: Record<string, unknown> = {}): APIObject => ({ apiVersion: `${group}/v1`, kind: "RuntimeClass", metadata: { name: "gvisor" }, handler: "runsc", ...extra });
+const klass = (extra: Record<string, unknown> = {}): APIObject => ({
+  apiVersion: `${group}/v1`,
+  kind: "RuntimeClass",
+  metadata: { name: "gvisor" },
+  handler: "runsc",
+  ...extra,
+});
 
 function pod(spec: Record<string, unknown> = {}): APIObject {
-  return { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "ns" }, spec: { containers: [{ name: "c", image: "i" }], runtimeClassName: "gvisor", ...spec } };
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "p", namespace: "ns" },
+    spec: { containers: [{ name: "c", image: "i" }], runtimeClassName: "gvisor", ...spec },
+  };
 }
 
 const create = (object: APIObject) => attributesFor({ operation: "CREATE", type: podType, object });
@@ -78,7 +89,10 @@ describe("RuntimeClass", () => {
   it("refuses a pod whose node selector conflicts with the class's (403)", async () => {
     const { plugin } = setup(klass({ scheduling: { nodeSelector: { sandbox: "gvisor" } } }));
     await expect(plugin.admit?.(create(pod({ nodeSelector: { sandbox: "kata" } })))).rejects.toMatchObject({
-      status: { code: 403, message: 'pods "p" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = gvisor; pod.spec.nodeSelector[sandbox] = kata' },
+      status: {
+        code: 403,
+        message: 'pods "p" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = gvisor; pod.spec.nodeSelector[sandbox] = kata',
+      },
     });
   });
 

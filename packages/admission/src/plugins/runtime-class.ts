@@ -48,7 +48,10 @@ function setScheduling(attrs: AdmissionAttributes, spec: Record<string, unknown>
     }
     spec["nodeSelector"] = own;
   }
-  const tolerations = mergeTolerations(records(spec["tolerations"]), records(scheduling["tolerations"]).map((t) => structuredClone(t)));
+  const tolerations = mergeTolerations(
+    records(spec["tolerations"]),
+    records(scheduling["tolerations"]).map((t) => structuredClone(t)),
+  );
   assign(spec, "tolerations", tolerations.length > 0 ? tolerations : undefined);
 }
 

@@ -18,7 +18,9 @@ describe("SecurityContextDeny", () => {
 
   it("admits pods without the denied fields", async () => {
     expect(await refusal(pod({ containers: [{ name: "c" }] }))).toBeUndefined();
-    expect(await refusal(pod({ securityContext: { runAsNonRoot: true }, containers: [{ name: "c", securityContext: { privileged: true, capabilities: {} } }] }))).toBeUndefined();
+    expect(
+      await refusal(pod({ securityContext: { runAsNonRoot: true }, containers: [{ name: "c", securityContext: { privileged: true, capabilities: {} } }] })),
+    ).toBeUndefined();
   });
 
   it("refuses each pod-level field with the reference's message, in its order", async () => {
@@ -38,8 +40,12 @@ describe("SecurityContextDeny", () => {
 
   it("refuses runAsUser and seLinuxOptions on init containers and containers", async () => {
     for (const list of ["initContainers", "containers"]) {
-      expect((await refusal(pod({ [list]: [{ name: "c", securityContext: { runAsUser: 0 } }] }), "UPDATE"))?.message).toBe('pods "p" is forbidden: SecurityContext.RunAsUser is forbidden');
-      expect((await refusal(pod({ [list]: [{ name: "c", securityContext: { seLinuxOptions: { type: "t" }, runAsUser: 1 } }] })))?.message).toBe('pods "p" is forbidden: SecurityContext.SELinuxOptions is forbidden');
+      expect((await refusal(pod({ [list]: [{ name: "c", securityContext: { runAsUser: 0 } }] }), "UPDATE"))?.message).toBe(
+        'pods "p" is forbidden: SecurityContext.RunAsUser is forbidden',
+      );
+      expect((await refusal(pod({ [list]: [{ name: "c", securityContext: { seLinuxOptions: { type: "t" }, runAsUser: 1 } }] })))?.message).toBe(
+        'pods "p" is forbidden: SecurityContext.SELinuxOptions is forbidden',
+      );
     }
   });
 
@@ -51,6 +57,8 @@ describe("SecurityContextDeny", () => {
 
   it("answers 400 when a pod write does not carry a Pod", async () => {
     const attrs = attributesFor({ operation: "CREATE", type: podType, object: pod({}), kind: { group: "", version: "v1", kind: "Binding" } });
-    await expect((async () => plugin.validate?.(attrs))()).rejects.toMatchObject({ status: { code: 400, message: "Resource was marked with kind Pod but was unable to be converted" } });
+    await expect((async () => plugin.validate?.(attrs))()).rejects.toMatchObject({
+      status: { code: 400, message: "Resource was marked with kind Pod but was unable to be converted" },
+    });
   });
 });

@@ -125,7 +125,12 @@ describe("ServiceAccount: defaulting and the token volume", () => {
 
   it("adds no volume when every container already mounts the token path", async () => {
     const { plugin } = setup("orch.io", account());
-    const attrs = create(pod({ volumes: [{ name: "mine", emptyDir: {} }], containers: [{ name: "a", image: "nginx:1", volumeMounts: [{ name: "mine", mountPath: "/var/run/secrets/orch.io/serviceaccount" }] }] }));
+    const attrs = create(
+      pod({
+        volumes: [{ name: "mine", emptyDir: {} }],
+        containers: [{ name: "a", image: "nginx:1", volumeMounts: [{ name: "mine", mountPath: "/var/run/secrets/orch.io/serviceaccount" }] }],
+      }),
+    );
     await admitAndValidate(plugin, attrs);
     expect(specOf(attrs).volumes).toEqual([{ name: "mine", emptyDir: {} }]);
   });
@@ -137,7 +142,9 @@ describe("ServiceAccount: defaulting and the token volume", () => {
     await admitAndValidate(plugin, attrs);
     const spec = specOf(attrs);
     expect(spec.volumes).toHaveLength(1);
-    expect(spec.containers[0]?.["volumeMounts"]).toEqual([{ name: "orch-api-access-abcde", readOnly: true, mountPath: "/var/run/secrets/orch.io/serviceaccount" }]);
+    expect(spec.containers[0]?.["volumeMounts"]).toEqual([
+      { name: "orch-api-access-abcde", readOnly: true, mountPath: "/var/run/secrets/orch.io/serviceaccount" },
+    ]);
   });
 
   it("mounts nothing when the pod, or else the account, turns automounting off", async () => {
@@ -193,7 +200,10 @@ describe("ServiceAccount: the account must exist", () => {
     const { plugin, reads } = setup();
     const result = Promise.resolve(plugin.admit?.(create(pod()))).catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(1000);
-    expect(await result).toMatchObject({ code: 403, message: 'pods "web" is forbidden: error looking up service account dev/default: serviceaccount "default" not found' });
+    expect(await result).toMatchObject({
+      code: 403,
+      message: 'pods "web" is forbidden: error looking up service account dev/default: serviceaccount "default" not found',
+    });
     expect(reads).toHaveLength(10);
   });
 
@@ -211,7 +221,10 @@ describe("ServiceAccount: the account must exist", () => {
 
   it("refuses, when validating a create, a pod that names no account", async () => {
     const { plugin } = setup();
-    await expect(plugin.validate?.(create(pod()))).rejects.toMatchObject({ code: 403, message: 'pods "web" is forbidden: no service account specified for pod dev/web' });
+    await expect(plugin.validate?.(create(pod()))).rejects.toMatchObject({
+      code: 403,
+      message: 'pods "web" is forbidden: no service account specified for pod dev/web',
+    });
   });
 
   it("reports a failed lookup's own error", async () => {
@@ -231,12 +244,19 @@ describe("ServiceAccount: mountable secrets", () => {
   const strict = (extra: Record<string, unknown> = {}) => account("strict", { secrets: [{ name: "allowed" }], ...extra }, enforce);
   const refused = async (services: FakeServices, spec: Spec, message: string) => {
     const plugin = serviceAccount({ services, configuration: undefined });
-    await expect(admitAndValidate(plugin, create(pod({ serviceAccountName: "strict", ...spec })))).rejects.toMatchObject({ code: 403, message: `pods "web" is forbidden: ${message}` });
+    await expect(admitAndValidate(plugin, create(pod({ serviceAccountName: "strict", ...spec })))).rejects.toMatchObject({
+      code: 403,
+      message: `pods "web" is forbidden: ${message}`,
+    });
   };
 
   it("refuses secret volumes, environment references and pull secrets the account does not list", async () => {
     const { services } = setup("orch.io", strict());
-    await refused(services, { volumes: [{ name: "s", secret: { secretName: "other" } }] }, 'volume with secret.secretName="other" is not allowed because service account strict does not reference that secret');
+    await refused(
+      services,
+      { volumes: [{ name: "s", secret: { secretName: "other" } }] },
+      'volume with secret.secretName="other" is not allowed because service account strict does not reference that secret',
+    );
     await refused(
       services,
       { initContainers: [{ name: "init", image: "busybox:1", env: [{ name: "TOKEN", valueFrom: { secretKeyRef: { name: "other", key: "k" } } }] }] },
@@ -247,7 +267,11 @@ describe("ServiceAccount: mountable secrets", () => {
       { containers: [{ name: "app", image: "nginx:1", envFrom: [{ secretRef: { name: "other" } }] }] },
       'container app with envFrom referencing secret.secretName="other" is not allowed because service account strict does not reference that secret',
     );
-    await refused(services, { imagePullSecrets: [{ name: "pull" }] }, 'imagePullSecrets[0].name="pull" is not allowed because service account strict does not reference that imagePullSecret');
+    await refused(
+      services,
+      { imagePullSecrets: [{ name: "pull" }] },
+      'imagePullSecrets[0].name="pull" is not allowed because service account strict does not reference that imagePullSecret',
+    );
   });
 
   it("admits the secrets the account lists, and does not enforce without the annotation", async () => {
@@ -267,11 +291,21 @@ describe("ServiceAccount: mountable secrets", () => {
 
   it("checks ephemeral containers on an update of pods/ephemeralcontainers", async () => {
     const { plugin } = setup("orch.io", strict());
-    const withDebug = pod({ serviceAccountName: "strict", ephemeralContainers: [{ name: "debug", image: "busybox:1", env: [{ name: "T", valueFrom: { secretKeyRef: { name: "other", key: "k" } } }] }] });
-    const attrs = attributesFor({ operation: "UPDATE", type: podType, object: withDebug, oldObject: pod({ serviceAccountName: "strict" }), subresource: "ephemeralcontainers" });
+    const withDebug = pod({
+      serviceAccountName: "strict",
+      ephemeralContainers: [{ name: "debug", image: "busybox:1", env: [{ name: "T", valueFrom: { secretKeyRef: { name: "other", key: "k" } } }] }],
+    });
+    const attrs = attributesFor({
+      operation: "UPDATE",
+      type: podType,
+      object: withDebug,
+      oldObject: pod({ serviceAccountName: "strict" }),
+      subresource: "ephemeralcontainers",
+    });
     await expect(plugin.validate?.(attrs)).rejects.toMatchObject({
       code: 403,
-      message: 'pods "web" is forbidden: ephemeral container debug with envVar T referencing secret.secretName="other" is not allowed because service account strict does not reference that secret',
+      message:
+        'pods "web" is forbidden: ephemeral container debug with envVar T referencing secret.secretName="other" is not allowed because service account strict does not reference that secret',
     });
     const unnamed = attributesFor({ operation: "UPDATE", type: podType, object: pod(), oldObject: pod(), subresource: "ephemeralcontainers" });
     await expect(plugin.validate?.(unnamed)).rejects.toMatchObject({ message: 'pods "web" is forbidden: no service account specified for pod dev/web' });
@@ -294,7 +328,10 @@ describe("ServiceAccount: mirror pods", () => {
     [{ serviceAccountName: "default" }, "a mirror pod may not reference service accounts"],
     [{ volumes: [{ name: "s", secret: { secretName: "s1" } }] }, "a mirror pod may not reference secrets"],
     [{ imagePullSecrets: [{ name: "pull" }] }, "a mirror pod may not reference secrets"],
-    [{ containers: [{ name: "a", image: "x:1", env: [{ name: "E", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }] }] }, "a mirror pod may not reference secrets"],
+    [
+      { containers: [{ name: "a", image: "x:1", env: [{ name: "E", valueFrom: { secretKeyRef: { name: "s", key: "k" } } }] }] },
+      "a mirror pod may not reference secrets",
+    ],
     [{ volumes: [{ name: "c", csi: { driver: "d", nodePublishSecretRef: { name: "s" } } }] }, "a mirror pod may not reference secrets"],
     [{ volumes: [tokenVolume("t")] }, "a mirror pod may not use ServiceAccountToken volume projections"],
   ])("refuses a mirror pod with %j: %s", async (spec, message) => {

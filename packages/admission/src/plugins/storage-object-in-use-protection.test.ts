@@ -4,8 +4,18 @@ import { describe, expect, it } from "vitest";
 import { attributesFor, fakeServices } from "../internal/testing.js";
 import { storageObjectInUseProtection } from "./storage-object-in-use-protection.js";
 
-const pvc = (finalizers?: string[]): APIObject => ({ apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: { name: "c", namespace: "ns", ...(finalizers ? { finalizers } : {}) }, spec: {} });
-const pv = (finalizers?: string[]): APIObject => ({ apiVersion: "v1", kind: "PersistentVolume", metadata: { name: "v", ...(finalizers ? { finalizers } : {}) }, spec: {} });
+const pvc = (finalizers?: string[]): APIObject => ({
+  apiVersion: "v1",
+  kind: "PersistentVolumeClaim",
+  metadata: { name: "c", namespace: "ns", ...(finalizers ? { finalizers } : {}) },
+  spec: {},
+});
+const pv = (finalizers?: string[]): APIObject => ({
+  apiVersion: "v1",
+  kind: "PersistentVolume",
+  metadata: { name: "v", ...(finalizers ? { finalizers } : {}) },
+  spec: {},
+});
 
 function plugin(domain = "orch.io") {
   return storageObjectInUseProtection({ services: fakeServices({ domain }), configuration: undefined });
@@ -51,7 +61,11 @@ describe("StorageObjectInUseProtection", () => {
 
   it("leaves sub-resources and other resources alone", async () => {
     const status = attributesFor({ operation: "CREATE", type: persistentVolumeClaimType, object: pvc(), subresource: "status" });
-    const cm = attributesFor({ operation: "CREATE", type: configMapType, object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "ns" } } });
+    const cm = attributesFor({
+      operation: "CREATE",
+      type: configMapType,
+      object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "ns" } },
+    });
     const p = plugin();
     await p.admit?.(status);
     await p.admit?.(cm);

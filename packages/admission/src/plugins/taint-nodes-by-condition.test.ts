@@ -22,7 +22,9 @@ describe("TaintNodesByCondition", () => {
   });
 
   it("adds the not-ready NoSchedule taint to a new node, after its own taints", () => {
-    expect(admit({ operation: "CREATE", type: nodeType, object: node() })?.["spec"]).toEqual({ taints: [{ key: "node.orch.io/not-ready", effect: "NoSchedule" }] });
+    expect(admit({ operation: "CREATE", type: nodeType, object: node() })?.["spec"]).toEqual({
+      taints: [{ key: "node.orch.io/not-ready", effect: "NoSchedule" }],
+    });
     const own = { key: "dedicated", value: "db", effect: "NoExecute" };
     expect(admit({ operation: "CREATE", type: nodeType, object: node({ podCIDR: "10.0.0.0/24", taints: [own] }) })?.["spec"]).toEqual({
       podCIDR: "10.0.0.0/24",
@@ -40,7 +42,9 @@ describe("TaintNodesByCondition", () => {
   });
 
   it("uses node.kubernetes.io/not-ready under domain k8s.io", () => {
-    expect(admit({ operation: "CREATE", type: nodeType, object: node() }, "k8s.io")?.["spec"]).toEqual({ taints: [{ key: "node.kubernetes.io/not-ready", effect: "NoSchedule" }] });
+    expect(admit({ operation: "CREATE", type: nodeType, object: node() }, "k8s.io")?.["spec"]).toEqual({
+      taints: [{ key: "node.kubernetes.io/not-ready", effect: "NoSchedule" }],
+    });
   });
 
   it("leaves other resources and sub-resources alone", () => {

@@ -45,7 +45,13 @@ function hostProbesAndHostLifecycle(pod: PodView): Violation | undefined {
   const hosts = new Set<string>();
   for (const c of pod.containers) {
     const lifecycle = record(c.container["lifecycle"]);
-    const handlers = [c.container["livenessProbe"], c.container["readinessProbe"], c.container["startupProbe"], lifecycle?.["postStart"], lifecycle?.["preStop"]];
+    const handlers = [
+      c.container["livenessProbe"],
+      c.container["readinessProbe"],
+      c.container["startupProbe"],
+      lifecycle?.["postStart"],
+      lifecycle?.["preStop"],
+    ];
     for (const handler of handlers) {
       const found = handlerHosts(handler);
       if (!found.length) continue;

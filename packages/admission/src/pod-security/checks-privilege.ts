@@ -29,7 +29,21 @@ function privileged(pod: PodView): Violation | undefined {
 }
 
 /** The capabilities a container may add at the baseline level (the runtime's default set). */
-const defaultCapabilities = new Set(["AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"]);
+const defaultCapabilities = new Set([
+  "AUDIT_WRITE",
+  "CHOWN",
+  "DAC_OVERRIDE",
+  "FOWNER",
+  "FSETID",
+  "KILL",
+  "MKNOD",
+  "NET_BIND_SERVICE",
+  "SETFCAP",
+  "SETGID",
+  "SETPCAP",
+  "SETUID",
+  "SYS_CHROOT",
+]);
 
 function capabilitiesOf(context: JSONRecord | undefined): JSONRecord | undefined {
   return record(context?.["capabilities"]);
@@ -50,7 +64,10 @@ function capabilitiesBaseline(pod: PodView): Violation | undefined {
     for (const cap of extra) added.add(cap);
   }
   if (!bad.length) return undefined;
-  return { reason: "non-default capabilities", detail: `${containersPhrase(bad)} must not include ${joinQuote(sortedSet(added))} in securityContext.capabilities.add` };
+  return {
+    reason: "non-default capabilities",
+    detail: `${containersPhrase(bad)} must not include ${joinQuote(sortedSet(added))} in securityContext.capabilities.add`,
+  };
 }
 
 function capabilitiesRestricted(pod: PodView): Violation | undefined {
@@ -71,13 +88,16 @@ function capabilitiesRestricted(pod: PodView): Violation | undefined {
   }
   const details: string[] = [];
   if (missingDropAll.length) details.push(`${containersPhrase(missingDropAll)} must set securityContext.capabilities.drop=["ALL"]`);
-  if (addingForbidden.length) details.push(`${containersPhrase(addingForbidden)} must not include ${joinQuote(sortedSet(forbidden))} in securityContext.capabilities.add`);
+  if (addingForbidden.length)
+    details.push(`${containersPhrase(addingForbidden)} must not include ${joinQuote(sortedSet(forbidden))} in securityContext.capabilities.add`);
   return details.length ? { reason: "unrestricted capabilities", detail: details.join("; ") } : undefined;
 }
 
 function allowPrivilegeEscalation(pod: PodView): Violation | undefined {
   const bad = pod.containers.filter((c) => c.securityContext?.["allowPrivilegeEscalation"] !== false).map((c) => c.name);
-  return bad.length ? { reason: "allowPrivilegeEscalation != false", detail: `${containersPhrase(bad)} must set securityContext.allowPrivilegeEscalation=false` } : undefined;
+  return bad.length
+    ? { reason: "allowPrivilegeEscalation != false", detail: `${containersPhrase(bad)} must set securityContext.allowPrivilegeEscalation=false` }
+    : undefined;
 }
 
 function procMount(pod: PodView): Violation | undefined {

@@ -80,7 +80,10 @@ function seLinuxOptionsWith(allowedTypes: ReadonlySet<string>): CheckFn {
       return badType || user || role;
     };
     const podBad = isBad(pod.securityContext);
-    const setters = settersPhrase(podBad, pod.containers.filter((c) => isBad(c.securityContext)).map((c) => c.name));
+    const setters = settersPhrase(
+      podBad,
+      pod.containers.filter((c) => isBad(c.securityContext)).map((c) => c.name),
+    );
     if (!setters.length) return undefined;
     const data: string[] = [];
     if (badTypes.size) data.push(`${pluralize("type", "types", badTypes.size)} ${joinQuote(sortedSet(badTypes))}`);
@@ -131,8 +134,16 @@ function seccompProfileWith(required: boolean): CheckFn {
       }
     }
     const setters = settersPhrase(podBad, explicit);
-    if (setters.length) return { reason: "seccompProfile", detail: `${setters.join(" and ")} must not set securityContext.seccompProfile.type to ${joinQuote(sortedSet(badValues))}` };
-    if (implicit.length) return { reason: "seccompProfile", detail: `pod or ${containersPhrase(implicit)} must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"` };
+    if (setters.length)
+      return {
+        reason: "seccompProfile",
+        detail: `${setters.join(" and ")} must not set securityContext.seccompProfile.type to ${joinQuote(sortedSet(badValues))}`,
+      };
+    if (implicit.length)
+      return {
+        reason: "seccompProfile",
+        detail: `pod or ${containersPhrase(implicit)} must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"`,
+      };
     return undefined;
   };
 }
@@ -148,7 +159,10 @@ function sysctlsWith(allowed: ReadonlySet<string>): CheckFn {
 
 /** The safe sysctls, by the version that allowed them. */
 const safeSysctls: readonly (readonly [number, readonly string[]])[] = [
-  [0, ["kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range", "net.ipv4.ip_unprivileged_port_start"]],
+  [
+    0,
+    ["kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range", "net.ipv4.ip_unprivileged_port_start"],
+  ],
   [27, ["net.ipv4.ip_local_reserved_ports"]],
   [29, ["net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl", "net.ipv4.tcp_keepalive_probes"]],
   [32, ["net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"]],

@@ -5,7 +5,13 @@ import { defaultChecks } from "./evaluator.js";
 type Spec = Record<string, unknown>;
 
 /** Runs check `id` as it stands at minor version `version` (latest: 99) on a pod. */
-function check(id: string, version: number, spec: Spec, annotations: Record<string, string> = {}, labelDomain = "orch.io"): Violation | undefined | "not in force" {
+function check(
+  id: string,
+  version: number,
+  spec: Spec,
+  annotations: Record<string, string> = {},
+  labelDomain = "orch.io",
+): Violation | undefined | "not in force" {
   const c = defaultChecks.find((x) => x.id === id);
   if (!c) throw new Error(`no check ${id}`);
   const active = [...c.versions].reverse().find((v) => v.since <= version);
@@ -14,7 +20,10 @@ function check(id: string, version: number, spec: Spec, annotations: Record<stri
 }
 
 const latest = 99;
-const withContainer = (securityContext?: Spec, extra: Spec = {}): Spec => ({ containers: [{ name: "c", image: "i", ...(securityContext ? { securityContext } : {}) }], ...extra });
+const withContainer = (securityContext?: Spec, extra: Spec = {}): Spec => ({
+  containers: [{ name: "c", image: "i", ...(securityContext ? { securityContext } : {}) }],
+  ...extra,
+});
 const all = (sc: (name: string) => Spec | undefined): Spec => ({
   initContainers: [{ name: "i", ...(sc("i") ? { securityContext: sc("i") } : {}) }],
   containers: [{ name: "c", ...(sc("c") ? { securityContext: sc("c") } : {}) }],
@@ -24,7 +33,10 @@ const all = (sc: (name: string) => Spec | undefined): Spec => ({
 describe("baseline: host namespaces", () => {
   it("allows unset and false, refuses true naming each namespace", () => {
     expect(check("hostNamespaces", latest, { hostNetwork: false })).toBeUndefined();
-    expect(check("hostNamespaces", 0, { hostNetwork: true, hostPID: true, hostIPC: true })).toEqual({ reason: "host namespaces", detail: "hostNetwork=true, hostPID=true, hostIPC=true" });
+    expect(check("hostNamespaces", 0, { hostNetwork: true, hostPID: true, hostIPC: true })).toEqual({
+      reason: "host namespaces",
+      detail: "hostNetwork=true, hostPID=true, hostIPC=true",
+    });
     expect(check("hostNamespaces", latest, { hostIPC: true })).toEqual({ reason: "host namespaces", detail: "hostIPC=true" });
   });
 });
@@ -32,15 +44,30 @@ describe("baseline: host namespaces", () => {
 describe("baseline: privileged", () => {
   it("refuses privileged containers of every kind, in init, regular, ephemeral order", () => {
     expect(check("privileged", latest, withContainer({ privileged: false }))).toBeUndefined();
-    expect(check("privileged", latest, all(() => ({ privileged: true })))).toEqual({ reason: "privileged", detail: 'containers "i", "c", "e" must not set securityContext.privileged=true' });
-    expect(check("privileged", latest, withContainer({ privileged: true }))).toEqual({ reason: "privileged", detail: 'container "c" must not set securityContext.privileged=true' });
+    expect(
+      check(
+        "privileged",
+        latest,
+        all(() => ({ privileged: true })),
+      ),
+    ).toEqual({ reason: "privileged", detail: 'containers "i", "c", "e" must not set securityContext.privileged=true' });
+    expect(check("privileged", latest, withContainer({ privileged: true }))).toEqual({
+      reason: "privileged",
+      detail: 'container "c" must not set securityContext.privileged=true',
+    });
   });
 });
 
 describe("baseline: capabilities", () => {
   it("allows the default set and refuses others, listing them sorted", () => {
     expect(check("capabilities_baseline", latest, withContainer({ capabilities: { add: ["CHOWN", "NET_BIND_SERVICE", "KILL"] } }))).toBeUndefined();
-    expect(check("capabilities_baseline", latest, all((n) => (n === "c" ? { capabilities: { add: ["SYS_ADMIN", "NET_RAW", "CHOWN"] } } : n === "e" ? { capabilities: { add: ["NET_RAW"] } } : undefined)))).toEqual({
+    expect(
+      check(
+        "capabilities_baseline",
+        latest,
+        all((n) => (n === "c" ? { capabilities: { add: ["SYS_ADMIN", "NET_RAW", "CHOWN"] } } : n === "e" ? { capabilities: { add: ["NET_RAW"] } } : undefined)),
+      ),
+    ).toEqual({
       reason: "non-default capabilities",
       detail: 'containers "c", "e" must not include "NET_RAW", "SYS_ADMIN" in securityContext.capabilities.add',
     });
@@ -50,7 +77,14 @@ describe("baseline: capabilities", () => {
 describe("baseline: hostPath volumes", () => {
   it("refuses hostPath volumes by name", () => {
     expect(check("hostPathVolumes", latest, { volumes: [{ name: "a", emptyDir: {} }] })).toBeUndefined();
-    expect(check("hostPathVolumes", latest, { volumes: [{ name: "a", hostPath: { path: "/" } }, { name: "b", hostPath: { path: "/x" } }] })).toEqual({
+    expect(
+      check("hostPathVolumes", latest, {
+        volumes: [
+          { name: "a", hostPath: { path: "/" } },
+          { name: "b", hostPath: { path: "/x" } },
+        ],
+      }),
+    ).toEqual({
       reason: "hostPath volumes",
       detail: 'volumes "a", "b"',
     });
@@ -61,7 +95,10 @@ describe("baseline: host ports", () => {
   it("allows 0 and unset, refuses others with the ports sorted as text", () => {
     expect(check("hostPorts", latest, withContainer(undefined, {}))).toBeUndefined();
     expect(check("hostPorts", latest, { containers: [{ name: "c", ports: [{ containerPort: 80, hostPort: 0 }] }] })).toBeUndefined();
-    expect(check("hostPorts", latest, { containers: [{ name: "c", ports: [{ containerPort: 80, hostPort: 8080 }] }] })).toEqual({ reason: "hostPort", detail: 'container "c" uses hostPort 8080' });
+    expect(check("hostPorts", latest, { containers: [{ name: "c", ports: [{ containerPort: 80, hostPort: 8080 }] }] })).toEqual({
+      reason: "hostPort",
+      detail: 'container "c" uses hostPort 8080',
+    });
     expect(
       check("hostPorts", latest, {
         containers: [
@@ -95,7 +132,12 @@ describe("baseline: probe and lifecycle hosts", () => {
 describe("baseline: Windows host process", () => {
   it("refuses hostProcess=true on the pod and containers", () => {
     expect(check("windowsHostProcess", latest, withContainer({ windowsOptions: { hostProcess: false } }))).toBeUndefined();
-    expect(check("windowsHostProcess", latest, { ...withContainer({ windowsOptions: { hostProcess: true } }), securityContext: { windowsOptions: { hostProcess: true } } })).toEqual({
+    expect(
+      check("windowsHostProcess", latest, {
+        ...withContainer({ windowsOptions: { hostProcess: true } }),
+        securityContext: { windowsOptions: { hostProcess: true } },
+      }),
+    ).toEqual({
       reason: "hostProcess",
       detail: 'pod and container "c" must not set securityContext.windowsOptions.hostProcess=true',
     });
@@ -104,17 +146,27 @@ describe("baseline: Windows host process", () => {
 
 describe("baseline: AppArmor", () => {
   it("allows RuntimeDefault, Localhost and good annotations", () => {
-    const spec = { ...withContainer({ appArmorProfile: { type: "Localhost", localhostProfile: "p" } }), securityContext: { appArmorProfile: { type: "RuntimeDefault" } } };
+    const spec = {
+      ...withContainer({ appArmorProfile: { type: "Localhost", localhostProfile: "p" } }),
+      securityContext: { appArmorProfile: { type: "RuntimeDefault" } },
+    };
     expect(check("appArmorProfile", latest, spec, { "container.apparmor.security.beta.orch.io/c": "localhost/p" })).toBeUndefined();
   });
   it("refuses Unconfined on fields and annotations (with the domain's prefix)", () => {
     const spec = { ...withContainer({ appArmorProfile: { type: "Unconfined" } }), securityContext: { appArmorProfile: { type: "Unconfined" } } };
-    expect(check("appArmorProfile", latest, spec)).toEqual({ reason: "forbidden AppArmor profile", detail: 'pod and container "c" must not set AppArmor profile type to "Unconfined"' });
+    expect(check("appArmorProfile", latest, spec)).toEqual({
+      reason: "forbidden AppArmor profile",
+      detail: 'pod and container "c" must not set AppArmor profile type to "Unconfined"',
+    });
     expect(check("appArmorProfile", latest, withContainer(), { "container.apparmor.security.beta.kubernetes.io/c": "unconfined" }, "kubernetes.io")).toEqual({
       reason: "forbidden AppArmor profile",
       detail: 'annotation must not set AppArmor profile type to "container.apparmor.security.beta.kubernetes.io/c="unconfined""',
     });
-    expect(check("appArmorProfile", latest, withContainer({ appArmorProfile: { type: "Unconfined" } }), { "container.apparmor.security.beta.orch.io/c": "unconfined" })).toEqual({
+    expect(
+      check("appArmorProfile", latest, withContainer({ appArmorProfile: { type: "Unconfined" } }), {
+        "container.apparmor.security.beta.orch.io/c": "unconfined",
+      }),
+    ).toEqual({
       reason: "forbidden AppArmor profiles",
       detail: 'container "c" and annotation must not set AppArmor profile type to "Unconfined", "container.apparmor.security.beta.orch.io/c="unconfined""',
     });
@@ -124,14 +176,22 @@ describe("baseline: AppArmor", () => {
 describe("baseline: SELinux", () => {
   it("allows the container types and refuses other types, users and roles", () => {
     expect(check("seLinuxOptions", latest, withContainer({ seLinuxOptions: { type: "container_t", level: "s0:c1" } }))).toBeUndefined();
-    expect(check("seLinuxOptions", latest, { ...withContainer({ seLinuxOptions: { type: "spc_t", user: "u" } }), securityContext: { seLinuxOptions: { role: "r" } } })).toEqual({
+    expect(
+      check("seLinuxOptions", latest, {
+        ...withContainer({ seLinuxOptions: { type: "spc_t", user: "u" } }),
+        securityContext: { seLinuxOptions: { role: "r" } },
+      }),
+    ).toEqual({
       reason: "seLinuxOptions",
       detail: 'pod and container "c" set forbidden securityContext.seLinuxOptions: type "spc_t"; user may not be set; role may not be set',
     });
   });
   it("allows container_engine_t from v1.31", () => {
     const spec = withContainer({ seLinuxOptions: { type: "container_engine_t" } });
-    expect(check("seLinuxOptions", 30, spec)).toEqual({ reason: "seLinuxOptions", detail: 'container "c" set forbidden securityContext.seLinuxOptions: type "container_engine_t"' });
+    expect(check("seLinuxOptions", 30, spec)).toEqual({
+      reason: "seLinuxOptions",
+      detail: 'container "c" set forbidden securityContext.seLinuxOptions: type "container_engine_t"',
+    });
     expect(check("seLinuxOptions", 31, spec)).toBeUndefined();
   });
 });
@@ -139,26 +199,41 @@ describe("baseline: SELinux", () => {
 describe("baseline: /proc mount", () => {
   it("refuses Unmasked, allows Default", () => {
     expect(check("procMount", latest, withContainer({ procMount: "Default" }))).toBeUndefined();
-    expect(check("procMount", 34, withContainer({ procMount: "Unmasked" }, { hostUsers: false }))).toEqual({ reason: "procMount", detail: 'container "c" must not set securityContext.procMount to "Unmasked"' });
+    expect(check("procMount", 34, withContainer({ procMount: "Unmasked" }, { hostUsers: false }))).toEqual({
+      reason: "procMount",
+      detail: 'container "c" must not set securityContext.procMount to "Unmasked"',
+    });
   });
   it("allows any value in a user namespace from v1.35 (baseline only)", () => {
     expect(check("procMount", 35, withContainer({ procMount: "Unmasked" }, { hostUsers: false }))).toBeUndefined();
-    expect(check("procMount", 35, withContainer({ procMount: "Unmasked" }))).toEqual({ reason: "procMount", detail: 'container "c" must not set securityContext.procMount to "Unmasked"' });
+    expect(check("procMount", 35, withContainer({ procMount: "Unmasked" }))).toEqual({
+      reason: "procMount",
+      detail: 'container "c" must not set securityContext.procMount to "Unmasked"',
+    });
     expect(check("procMount_restricted", 34, withContainer({ procMount: "Unmasked" }))).toBe("not in force");
-    expect(check("procMount_restricted", 35, withContainer({ procMount: "Unmasked" }, { hostUsers: false }))).toEqual({ reason: "procMount", detail: 'container "c" must not set securityContext.procMount to "Unmasked"' });
+    expect(check("procMount_restricted", 35, withContainer({ procMount: "Unmasked" }, { hostUsers: false }))).toEqual({
+      reason: "procMount",
+      detail: 'container "c" must not set securityContext.procMount to "Unmasked"',
+    });
   });
 });
 
 describe("baseline: seccomp", () => {
   it("checks the alpha annotations before v1.19", () => {
     const annotations = { "seccomp.security.alpha.orch.io/pod": "unconfined", "container.seccomp.security.alpha.orch.io/c": "docker/default" };
-    expect(check("seccompProfile_baseline", 18, withContainer(), annotations)).toEqual({ reason: "seccompProfile", detail: 'forbidden annotation seccomp.security.alpha.orch.io/pod="unconfined"' });
+    expect(check("seccompProfile_baseline", 18, withContainer(), annotations)).toEqual({
+      reason: "seccompProfile",
+      detail: 'forbidden annotation seccomp.security.alpha.orch.io/pod="unconfined"',
+    });
     expect(check("seccompProfile_baseline", 19, withContainer(), annotations)).toBeUndefined();
   });
   it("refuses Unconfined types from v1.19", () => {
     const spec = { ...withContainer({ seccompProfile: { type: "Unconfined" } }), securityContext: { seccompProfile: { type: "RuntimeDefault" } } };
     expect(check("seccompProfile_baseline", 18, spec)).toBeUndefined();
-    expect(check("seccompProfile_baseline", 19, spec)).toEqual({ reason: "seccompProfile", detail: 'container "c" must not set securityContext.seccompProfile.type to "Unconfined"' });
+    expect(check("seccompProfile_baseline", 19, spec)).toEqual({
+      reason: "seccompProfile",
+      detail: 'container "c" must not set securityContext.seccompProfile.type to "Unconfined"',
+    });
     expect(check("seccompProfile_baseline", 19, withContainer())).toBeUndefined();
   });
 });
@@ -167,7 +242,10 @@ describe("baseline: sysctls", () => {
   it("allows the safe set of the version and refuses the others", () => {
     const sc = (...names: string[]) => ({ securityContext: { sysctls: names.map((name) => ({ name, value: "1" })) } });
     expect(check("sysctls", 0, sc("kernel.shm_rmid_forced"))).toBeUndefined();
-    expect(check("sysctls", 26, sc("net.ipv4.ip_local_reserved_ports", "kernel.msgmax"))).toEqual({ reason: "forbidden sysctls", detail: "net.ipv4.ip_local_reserved_ports, kernel.msgmax" });
+    expect(check("sysctls", 26, sc("net.ipv4.ip_local_reserved_ports", "kernel.msgmax"))).toEqual({
+      reason: "forbidden sysctls",
+      detail: "net.ipv4.ip_local_reserved_ports, kernel.msgmax",
+    });
     expect(check("sysctls", 27, sc("net.ipv4.ip_local_reserved_ports"))).toBeUndefined();
     expect(check("sysctls", 28, sc("net.ipv4.tcp_keepalive_time"))).toBeDefined();
     expect(check("sysctls", 29, sc("net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout"))).toBeUndefined();
@@ -180,7 +258,10 @@ describe("baseline: sysctls", () => {
 
 describe("restricted: volume types", () => {
   it("allows the inline sources of the restricted level", () => {
-    const volumes = ["configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "image", "persistentVolumeClaim", "projected", "secret"].map((s, i) => ({ name: `v${i}`, [s]: {} }));
+    const volumes = ["configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "image", "persistentVolumeClaim", "projected", "secret"].map((s, i) => ({
+      name: `v${i}`,
+      [s]: {},
+    }));
     expect(check("restrictedVolumes", latest, { volumes })).toBeUndefined();
   });
   it("refuses the others naming their types, unknown ones as unknown", () => {
@@ -189,7 +270,10 @@ describe("restricted: volume types", () => {
       { name: "b", nfs: { server: "s", path: "/" } },
       { name: "c", somethingNew: {} },
     ];
-    expect(check("restrictedVolumes", latest, { volumes })).toEqual({ reason: "restricted volume types", detail: 'volumes "a", "b", "c" use restricted volume types "hostPath", "nfs", "unknown"' });
+    expect(check("restrictedVolumes", latest, { volumes })).toEqual({
+      reason: "restricted volume types",
+      detail: 'volumes "a", "b", "c" use restricted volume types "hostPath", "nfs", "unknown"',
+    });
     expect(check("restrictedVolumes", latest, { volumes: [{ name: "g", gitRepo: { repository: "r" } }] })).toEqual({
       reason: "restricted volume types",
       detail: 'volume "g" uses restricted volume type "gitRepo"',
@@ -201,7 +285,13 @@ describe("restricted: privilege escalation", () => {
   it("requires allowPrivilegeEscalation=false from v1.8", () => {
     expect(check("allowPrivilegeEscalation", 7, withContainer())).toBe("not in force");
     expect(check("allowPrivilegeEscalation", 8, withContainer({ allowPrivilegeEscalation: false }))).toBeUndefined();
-    expect(check("allowPrivilegeEscalation", 8, all((n) => (n === "c" ? { allowPrivilegeEscalation: true } : undefined)))).toEqual({
+    expect(
+      check(
+        "allowPrivilegeEscalation",
+        8,
+        all((n) => (n === "c" ? { allowPrivilegeEscalation: true } : undefined)),
+      ),
+    ).toEqual({
       reason: "allowPrivilegeEscalation != false",
       detail: 'containers "i", "c", "e" must set securityContext.allowPrivilegeEscalation=false',
     });
@@ -219,11 +309,19 @@ describe("restricted: runAsNonRoot", () => {
     expect(check("runAsNonRoot", latest, withContainer({ runAsNonRoot: true }))).toBeUndefined();
   });
   it("refuses explicit false before missing values", () => {
-    expect(check("runAsNonRoot", latest, { ...all((n) => (n === "c" ? { runAsNonRoot: false } : undefined)), securityContext: { runAsNonRoot: false } })).toEqual({
+    expect(
+      check("runAsNonRoot", latest, { ...all((n) => (n === "c" ? { runAsNonRoot: false } : undefined)), securityContext: { runAsNonRoot: false } }),
+    ).toEqual({
       reason: "runAsNonRoot != true",
       detail: 'pod and container "c" must not set securityContext.runAsNonRoot=false',
     });
-    expect(check("runAsNonRoot", latest, all((n) => (n === "c" ? { runAsNonRoot: true } : undefined)))).toEqual({
+    expect(
+      check(
+        "runAsNonRoot",
+        latest,
+        all((n) => (n === "c" ? { runAsNonRoot: true } : undefined)),
+      ),
+    ).toEqual({
       reason: "runAsNonRoot != true",
       detail: 'pod or containers "i", "e" must set securityContext.runAsNonRoot=true',
     });
@@ -290,7 +388,8 @@ describe("restricted: capabilities", () => {
       }),
     ).toEqual({
       reason: "unrestricted capabilities",
-      detail: 'containers "a", "c" must set securityContext.capabilities.drop=["ALL"]; containers "b", "c" must not include "CHOWN", "NET_RAW", "SYS_ADMIN" in securityContext.capabilities.add',
+      detail:
+        'containers "a", "c" must set securityContext.capabilities.drop=["ALL"]; containers "b", "c" must not include "CHOWN", "NET_RAW", "SYS_ADMIN" in securityContext.capabilities.add',
     });
   });
   it("exempts Windows pods from v1.25", () => {

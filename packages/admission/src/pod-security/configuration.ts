@@ -53,7 +53,12 @@ function parseDefaults(defaults: Record<string, unknown>, errors: FieldError[]):
   return { enforce, audit, warn };
 }
 
-function parseList(exemptions: Record<string, unknown>, key: string, errors: FieldError[], check: (value: string, path: FieldPath) => FieldError[]): Set<string> {
+function parseList(
+  exemptions: Record<string, unknown>,
+  key: string,
+  errors: FieldError[],
+  check: (value: string, path: FieldPath) => FieldError[],
+): Set<string> {
   const out = new Set<string>();
   list(exemptions[key]).forEach((item, i) => {
     const path = exemptionsPath.child(key).index(i);
@@ -69,7 +74,9 @@ function parseList(exemptions: Record<string, unknown>, key: string, errors: Fie
 function checkKind(doc: Record<string, unknown>, domain: string): void {
   const versions = podSecurityConfigurationVersions(domain);
   if (doc["kind"] === "PodSecurityConfiguration" && versions.includes(String(doc["apiVersion"]))) return;
-  throw new Error(`PodSecurity configuration error: expected kind PodSecurityConfiguration in ${versions.join(", ")}, not ${JSON.stringify(doc["kind"] ?? "")} in ${JSON.stringify(doc["apiVersion"] ?? "")}`);
+  throw new Error(
+    `PodSecurity configuration error: expected kind PodSecurityConfiguration in ${versions.join(", ")}, not ${JSON.stringify(doc["kind"] ?? "")} in ${JSON.stringify(doc["apiVersion"] ?? "")}`,
+  );
 }
 
 const username = (value: string, path: FieldPath): FieldError[] => (value === "" ? [invalidField(path, value, "username must not be empty")] : []);
@@ -85,7 +92,8 @@ export function parsePodSecurityConfiguration(configuration: unknown, domain: st
   const errors: FieldError[] = [];
   const doc = configuration === undefined || configuration === null ? undefined : record(configuration);
   if (doc) checkKind(doc, domain);
-  else if (configuration !== undefined && configuration !== null) throw new Error("PodSecurity configuration error: expected a PodSecurityConfiguration object");
+  else if (configuration !== undefined && configuration !== null)
+    throw new Error("PodSecurity configuration error: expected a PodSecurityConfiguration object");
   const defaults = parseDefaults(record(doc?.["defaults"]) ?? {}, errors);
   const exemptions = record(doc?.["exemptions"]) ?? {};
   const exemptNamespaces = parseList(exemptions, "namespaces", errors, validateDNS1123Label);

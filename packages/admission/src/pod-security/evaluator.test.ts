@@ -30,8 +30,13 @@ describe("Evaluator", () => {
   });
 
   it("lists restricted violations baseline first, then by check id", () => {
-    const violations = evaluator.evaluate({ level: "restricted", version: latestVersion }, podView({}, { hostNetwork: true, containers: [{ name: "c" }] }, "orch.io"));
-    expect(forbiddenReasons(violations)).toBe("host namespaces, allowPrivilegeEscalation != false, unrestricted capabilities, runAsNonRoot != true, seccompProfile");
+    const violations = evaluator.evaluate(
+      { level: "restricted", version: latestVersion },
+      podView({}, { hostNetwork: true, containers: [{ name: "c" }] }, "orch.io"),
+    );
+    expect(forbiddenReasons(violations)).toBe(
+      "host namespaces, allowPrivilegeEscalation != false, unrestricted capabilities, runAsNonRoot != true, seccompProfile",
+    );
     expect(forbiddenDetail(violations)).toBe(
       'host namespaces (hostNetwork=true), allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")',
     );
@@ -45,7 +50,11 @@ describe("Evaluator", () => {
   });
 
   it("replaces overridden baseline checks at the restricted level", () => {
-    const pod = podView({}, { securityContext: { seccompProfile: { type: "Unconfined" } }, volumes: [{ name: "h", hostPath: { path: "/" } }], containers: [] }, "orch.io");
+    const pod = podView(
+      {},
+      { securityContext: { seccompProfile: { type: "Unconfined" } }, volumes: [{ name: "h", hostPath: { path: "/" } }], containers: [] },
+      "orch.io",
+    );
     const restricted = evaluator.evaluate({ level: "restricted", version: latestVersion }, pod).map((v) => v.reason);
     expect(restricted).toEqual(["restricted volume types", "seccompProfile"]);
     const baseline = evaluator.evaluate({ level: "baseline", version: latestVersion }, pod).map((v) => v.reason);

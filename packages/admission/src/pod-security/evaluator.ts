@@ -51,7 +51,10 @@ export class Evaluator {
       const overridden = new Set(restrictedActive.flatMap((v) => v.overrides ?? []));
       const baselineFns = baselineActive.flatMap((c) => (c.active ? [c.active.check] : []));
       this.baseline.push(baselineFns);
-      this.restricted.push([...baselineActive.flatMap((c) => (c.active && !overridden.has(c.id) ? [c.active.check] : [])), ...restrictedActive.map((v) => v.check)]);
+      this.restricted.push([
+        ...baselineActive.flatMap((c) => (c.active && !overridden.has(c.id) ? [c.active.check] : [])),
+        ...restrictedActive.map((v) => v.check),
+      ]);
     }
   }
 

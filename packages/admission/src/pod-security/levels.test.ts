@@ -10,7 +10,12 @@ const privileged: Policy = {
 };
 const p = (labels: Record<string, string>, defaults = privileged) => {
   const { policy, errors } = policyFromLabels(labels, defaults, names);
-  return { enforce: formatLevelVersion(policy.enforce), audit: formatLevelVersion(policy.audit), warn: formatLevelVersion(policy.warn), errors: errors.map(formatFieldError) };
+  return {
+    enforce: formatLevelVersion(policy.enforce),
+    audit: formatLevelVersion(policy.audit),
+    warn: formatLevelVersion(policy.warn),
+    errors: errors.map(formatFieldError),
+  };
 };
 
 describe("levels and versions", () => {
@@ -64,7 +69,12 @@ describe("policyFromLabels", () => {
   });
 
   it("fails closed for a bad enforce level and open for bad audit and warn levels", () => {
-    const got = p({ "pod-security.orch.io/enforce": "strict", "pod-security.orch.io/audit": "x", "pod-security.orch.io/warn": "y", "pod-security.orch.io/warn-version": "1.2" });
+    const got = p({
+      "pod-security.orch.io/enforce": "strict",
+      "pod-security.orch.io/audit": "x",
+      "pod-security.orch.io/warn": "y",
+      "pod-security.orch.io/warn-version": "1.2",
+    });
     expect(got).toEqual({
       enforce: "restricted:latest",
       audit: "privileged:latest",

@@ -89,7 +89,10 @@ export function existingPodWarnings(namespace: string, enforce: LevelVersion, po
   }
   const warnings: string[] = [];
   if (checked < total) warnings.push(`new PodSecurity enforce level only checked against the first ${checked} of ${total} existing pods`);
-  if (byReasons.size) warnings.push(`existing pods in namespace ${JSON.stringify(namespace)} violate the new PodSecurity enforce level ${JSON.stringify(formatLevelVersion(enforce))}`);
+  if (byReasons.size)
+    warnings.push(
+      `existing pods in namespace ${JSON.stringify(namespace)} violate the new PodSecurity enforce level ${JSON.stringify(formatLevelVersion(enforce))}`,
+    );
   const lines = [...byReasons.entries()].map(([reasons, { pod, count }]) => podLine(reasons, pod, count)).sort();
   return [...warnings, ...lines];
 }
@@ -100,7 +103,13 @@ export function existingPodWarnings(namespace: string, enforce: LevelVersion, po
  * policy (enforce=..., audit=..., warn=...) will be ignored`, naming each non-privileged mode
  * whose labels are present.
  */
-export function exemptNamespaceWarning(namespace: string, policy: Policy, defaults: Policy, labels: Readonly<Record<string, string>>, names: PolicyLabels): string {
+export function exemptNamespaceWarning(
+  namespace: string,
+  policy: Policy,
+  defaults: Policy,
+  labels: Readonly<Record<string, string>>,
+  names: PolicyLabels,
+): string {
   if (fullyPrivileged(policy) || equivalentPolicies(policy, defaults)) return "";
   const modes: [string, LevelVersion, string, string][] = [
     ["enforce", policy.enforce, names.enforce, names.enforceVersion],

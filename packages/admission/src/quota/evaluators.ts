@@ -131,11 +131,16 @@ export function persistentVolumeClaimEvaluator(domain: string): QuotaEvaluator {
     resource: "persistentvolumeclaims",
     negativeDeltas: false,
     handles: createOrUpdate,
-    matchingResources: (input) => [...input].filter((n) => n === "count/persistentvolumeclaims" || base.includes(n) || base.some((b) => n.endsWith(suffix + b))),
+    matchingResources: (input) =>
+      [...input].filter((n) => n === "count/persistentvolumeclaims" || base.includes(n) || base.some((b) => n.endsWith(suffix + b))),
     matchesScope(selector, pvc) {
       if (selector.scopeName !== "VolumeAttributesClass") return false;
       const status = record(pvc["status"]) ?? {};
-      const classes = [str(record(pvc["spec"])?.["volumeAttributesClassName"]), str(status["currentVolumeAttributesClassName"]), str(record(status["modifyVolumeStatus"])?.["targetVolumeAttributesClassName"])].filter(Boolean);
+      const classes = [
+        str(record(pvc["spec"])?.["volumeAttributesClassName"]),
+        str(status["currentVolumeAttributesClassName"]),
+        str(record(status["modifyVolumeStatus"])?.["targetVolumeAttributesClassName"]),
+      ].filter(Boolean);
       if (classes.length === 0) return selectorMatchesValue(selector, undefined);
       return classes.some((c) => selectorMatchesValue(selector, c));
     },
@@ -292,7 +297,8 @@ export function podEvaluator(domain: string): QuotaEvaluator {
       if (attrs.operation === "UPDATE") return isTerminatingPod(attrs.oldObject) !== isTerminatingPod(attrs.object);
       return attrs.operation === "CREATE";
     },
-    matchingResources: (input) => [...input].filter((n) => podNames.includes(n) || n.startsWith("hugepages-") || n.startsWith("requests.hugepages-") || isExtendedForQuota(n)),
+    matchingResources: (input) =>
+      [...input].filter((n) => podNames.includes(n) || n.startsWith("hugepages-") || n.startsWith("requests.hugepages-") || isExtendedForQuota(n)),
     matchesScope: podMatchesScope,
     usage(pod, now) {
       const out: ResourceList = new Map([["count/pods", one()]]);

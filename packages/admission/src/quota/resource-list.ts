@@ -72,12 +72,18 @@ export function removeZeros(list: ResourceList): ResourceList {
 
 /** The names whose quantity is negative, sorted. */
 export function negativeNames(list: ResourceList): string[] {
-  return [...list].filter(([, q]) => q.sign() < 0).map(([name]) => name).sort();
+  return [...list]
+    .filter(([, q]) => q.sign() < 0)
+    .map(([name]) => name)
+    .sort();
 }
 
 /** The names of `limits` that `used` (where it has them) exceeds, sorted; empty when `used` fits. */
 export function exceededNames(used: ResourceList, limits: ResourceList): string[] {
-  return [...limits].filter(([name, limit]) => (used.get(name)?.cmp(limit) ?? 0) > 0).map(([name]) => name).sort();
+  return [...limits]
+    .filter(([name, limit]) => (used.get(name)?.cmp(limit) ?? 0) > 0)
+    .map(([name]) => name)
+    .sort();
 }
 
 /** True when both lists have the same names with equal quantities. */

@@ -12,7 +12,11 @@ const quota = (hard: Record<string, string>, spec: Record<string, unknown> = {},
   spec: { hard, ...spec },
   ...(used ? { status: { hard, used } } : {}),
 });
-const pod = (name: string, cpu: string, extra: { spec?: Record<string, unknown>; status?: Record<string, unknown>; metadata?: Record<string, unknown> } = {}): APIObject => ({
+const pod = (
+  name: string,
+  cpu: string,
+  extra: { spec?: Record<string, unknown>; status?: Record<string, unknown>; metadata?: Record<string, unknown> } = {},
+): APIObject => ({
   apiVersion: "v1",
   kind: "Pod",
   metadata: { name, namespace: "ns", ...extra.metadata },
@@ -42,7 +46,9 @@ describe("quotaUsage", () => {
     const pods = [pod("a", "100m"), pod("t", "200m", { spec: { activeDeadlineSeconds: 10 } }), pod("be", "0")];
     expect(quotaUsage(quota({ pods: "10" }, { scopes: ["Terminating"] }), objects({ pods }), context)).toEqual({ pods: "1" });
     expect(quotaUsage(quota({ pods: "10" }, { scopes: ["NotTerminating", "NotBestEffort"] }), objects({ pods }), context)).toEqual({ pods: "1" });
-    expect(quotaUsage(quota({ pods: "10" }, { scopes: ["BestEffort"] }), objects({ pods: [{ ...pod("x", "1"), spec: { containers: [{ name: "c" }] } }] }), context)).toEqual({ pods: "1" });
+    expect(
+      quotaUsage(quota({ pods: "10" }, { scopes: ["BestEffort"] }), objects({ pods: [{ ...pod("x", "1"), spec: { containers: [{ name: "c" }] } }] }), context),
+    ).toEqual({ pods: "1" });
   });
 
   it("measures services, claims and object counts", () => {
@@ -51,8 +57,19 @@ describe("quotaUsage", () => {
       { apiVersion: "v1", kind: "Service", metadata: { name: "ip", namespace: "ns" }, spec: { type: "ClusterIP", ports: [{ port: 80 }] } },
     ];
     const claims: APIObject[] = [
-      { apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: { name: "a", namespace: "ns" }, spec: { storageClassName: "gold", resources: { requests: { storage: "1Gi" } } } },
-      { apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: { name: "b", namespace: "ns" }, spec: { resources: { requests: { storage: "1Gi" } } }, status: { allocatedResources: { storage: "2Gi" } } },
+      {
+        apiVersion: "v1",
+        kind: "PersistentVolumeClaim",
+        metadata: { name: "a", namespace: "ns" },
+        spec: { storageClassName: "gold", resources: { requests: { storage: "1Gi" } } },
+      },
+      {
+        apiVersion: "v1",
+        kind: "PersistentVolumeClaim",
+        metadata: { name: "b", namespace: "ns" },
+        spec: { resources: { requests: { storage: "1Gi" } } },
+        status: { allocatedResources: { storage: "2Gi" } },
+      },
     ];
     const configmaps: APIObject[] = [{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "ns" } }];
     const deployments: APIObject[] = [{ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d", namespace: "ns" } }];
@@ -69,7 +86,9 @@ describe("quotaUsage", () => {
       "count/widgets.example.com": "9",
       secrets: "9",
     };
-    expect(quotaUsage(quota(hard), objects({ services, persistentvolumeclaims: claims, configmaps, "deployments.apps": deployments, secrets: [] }), context)).toEqual({
+    expect(
+      quotaUsage(quota(hard), objects({ services, persistentvolumeclaims: claims, configmaps, "deployments.apps": deployments, secrets: [] }), context),
+    ).toEqual({
       configmaps: "1",
       "count/configmaps": "1",
       "count/deployments.apps": "1",
@@ -101,6 +120,9 @@ describe("quotaUsage", () => {
 describe("quotaStatus", () => {
   it("sets hard from spec, keeps unmeasured usage and drops what is no longer hard", () => {
     const q = quota({ pods: "5", "example.com/unknown": "3" }, {}, { pods: "4", "example.com/unknown": "2", configmaps: "1" });
-    expect(quotaStatus(q, objects({ pods: [pod("a", "1")] }), context)).toEqual({ hard: { "example.com/unknown": "3", pods: "5" }, used: { "example.com/unknown": "2", pods: "1" } });
+    expect(quotaStatus(q, objects({ pods: [pod("a", "1")] }), context)).toEqual({
+      hard: { "example.com/unknown": "3", pods: "5" },
+      used: { "example.com/unknown": "2", pods: "1" },
+    });
   });
 });

@@ -99,7 +99,11 @@ export function quotaUsage(quota: APIObject, objects: QuotaObjects, context: Quo
  * the quota's previous `status.used` (kept for what nothing measures), restricted to the hard
  * resources.
  */
-export function quotaStatus(quota: APIObject, objects: QuotaObjects, context: QuotaUsageContext): { hard: Record<string, string>; used: Record<string, string> } {
+export function quotaStatus(
+  quota: APIObject,
+  objects: QuotaObjects,
+  context: QuotaUsageContext,
+): { hard: Record<string, string>; used: Record<string, string> } {
   const hard = resourceListOf(record(quota["spec"])?.["hard"]);
   const used = resourceListOf(record(quota["status"])?.["used"]);
   for (const [name, q] of computeUsage(quota, objects, context)) used.set(name, q);

@@ -63,7 +63,14 @@ describe("admissionReviewRequest", () => {
       oldObject: object,
     }) as { apiVersion: string; request: Record<string, unknown> };
     expect(review.apiVersion).toBe("admission.k8s.io/v1beta1");
-    expect(review.request).toMatchObject({ subResource: "status", requestSubResource: "status", object: null, oldObject: object, options: null, dryRun: false });
+    expect(review.request).toMatchObject({
+      subResource: "status",
+      requestSubResource: "status",
+      object: null,
+      oldObject: object,
+      options: null,
+      dryRun: false,
+    });
   });
 });
 
@@ -75,8 +82,18 @@ describe("verifyAdmissionReview", () => {
     const patch = btoa('[{"op":"add","path":"/x","value":"é"}]'.replace("é", "\u00c3\u00a9"));
     expect(
       verifyAdmissionReview(review({ uid: "u", allowed: true, patchType: "JSONPatch", patch, warnings: ["careful"], auditAnnotations: { k: "v" } }), v1),
-    ).toEqual({ allowed: true, status: undefined, patch: '[{"op":"add","path":"/x","value":"é"}]', patchType: "JSONPatch", warnings: ["careful"], auditAnnotations: { k: "v" } });
-    expect(verifyAdmissionReview(review({ uid: "u", allowed: false, status: { code: 403, message: "no" } }), v1)).toMatchObject({ allowed: false, status: { code: 403, message: "no" } });
+    ).toEqual({
+      allowed: true,
+      status: undefined,
+      patch: '[{"op":"add","path":"/x","value":"é"}]',
+      patchType: "JSONPatch",
+      warnings: ["careful"],
+      auditAnnotations: { k: "v" },
+    });
+    expect(verifyAdmissionReview(review({ uid: "u", allowed: false, status: { code: 403, message: "no" } }), v1)).toMatchObject({
+      allowed: false,
+      status: { code: 403, message: "no" },
+    });
   });
 
   it("refuses another version or kind than the one sent, with the reference's wording", () => {
@@ -95,11 +112,19 @@ describe("verifyAdmissionReview", () => {
   });
 
   it("v1: patch and patchType go together, only from a mutating webhook", () => {
-    expect(() => verifyAdmissionReview(review({ uid: "u", allowed: true, patch: btoa("[]") }), v1)).toThrow("webhook returned response.patch but not response.patchType");
-    expect(() => verifyAdmissionReview(review({ uid: "u", allowed: true, patchType: "JSONPatch" }), v1)).toThrow("webhook returned response.patchType but not response.patch");
+    expect(() => verifyAdmissionReview(review({ uid: "u", allowed: true, patch: btoa("[]") }), v1)).toThrow(
+      "webhook returned response.patch but not response.patchType",
+    );
+    expect(() => verifyAdmissionReview(review({ uid: "u", allowed: true, patchType: "JSONPatch" }), v1)).toThrow(
+      "webhook returned response.patchType but not response.patch",
+    );
     const validating = { ...v1, mutating: false };
-    expect(() => verifyAdmissionReview(review({ uid: "u", allowed: true, patch: btoa("[]"), patchType: "JSONPatch" }), validating)).toThrow("validating webhook may not return response.patch");
-    expect(() => verifyAdmissionReview(review({ uid: "u", allowed: true, patchType: "JSONPatch" }), validating)).toThrow("validating webhook may not return response.patchType");
+    expect(() => verifyAdmissionReview(review({ uid: "u", allowed: true, patch: btoa("[]"), patchType: "JSONPatch" }), validating)).toThrow(
+      "validating webhook may not return response.patch",
+    );
+    expect(() => verifyAdmissionReview(review({ uid: "u", allowed: true, patchType: "JSONPatch" }), validating)).toThrow(
+      "validating webhook may not return response.patchType",
+    );
     expect(verifyAdmissionReview(review({ uid: "u", allowed: true, patch: btoa("[]"), patchType: "MergePatch" }), v1).patchType).toBe("MergePatch");
   });
 

@@ -49,7 +49,13 @@ function userInfo(attrs: AdmissionAttributes): Record<string, unknown> {
  * `requestSubResource`, `name`, `namespace`, `operation`, `userInfo`, `object` and `oldObject`
  * (`null` when absent), `options` (`null` when absent) and `dryRun`.
  */
-export function admissionReviewRequest(domain: string, version: ReviewVersion, uid: string, attrs: AdmissionAttributes, subject: ReviewSubject): Record<string, unknown> {
+export function admissionReviewRequest(
+  domain: string,
+  version: ReviewVersion,
+  uid: string,
+  attrs: AdmissionAttributes,
+  subject: ReviewSubject,
+): Record<string, unknown> {
   const request: Record<string, unknown> = {
     uid,
     kind: subject.kind,

@@ -39,7 +39,8 @@ export async function callWebhook(
   const hook = invocation.webhook;
   if (attrs.dryRun && !hook.dryRunSafe) throw dryRunUnsupported(hook.name);
   const version = hook.reviewVersion;
-  if (!version) throw new WebhookCallError(hook.name, "could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)");
+  if (!version)
+    throw new WebhookCallError(hook.name, "could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)");
   const uid = (context.uid ?? (() => crypto.randomUUID()))();
   const review = admissionReviewRequest(context.domain, version, uid, attrs, { ...invocation, ...objects });
   const body = await context.post(hook, review);
@@ -48,7 +49,8 @@ export async function callWebhook(
     answer = verifyAdmissionReview(body, { domain: context.domain, version, uid, mutating });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const reason = error instanceof UndecodablePatchError ? `received undecodable patch in webhook response: ${message}` : `received invalid webhook response: ${message}`;
+    const reason =
+      error instanceof UndecodablePatchError ? `received undecodable patch in webhook response: ${message}` : `received invalid webhook response: ${message}`;
     throw new WebhookCallError(hook.name, reason, { cause: error });
   }
   for (const [key, value] of Object.entries(answer.auditAnnotations)) attrs.auditAnnotations[`${hook.name}/${key}`] = value;

@@ -6,7 +6,8 @@ import { answer, fakeTransport, putWebhooks, type FakeCall, type WebhookSpec } f
 import type { WebhookTransport } from "../plugin.js";
 import { validatingAdmissionWebhook } from "./index.js";
 
-const attrs = () => attributesFor({ operation: "CREATE", type: configMapType, object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm", namespace: "team" } } });
+const attrs = () =>
+  attributesFor({ operation: "CREATE", type: configMapType, object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm", namespace: "team" } } });
 
 async function callsOf(webhooks: WebhookSpec[], configuration: unknown = undefined, resolveService?: WebhookTransport["resolveService"]) {
   const services = fakeServices();
@@ -30,7 +31,11 @@ describe("where and how a webhook is called", () => {
   });
 
   it("a service goes through the transport's resolver, still verified as the service's DNS name", async () => {
-    const transport = await callsOf([{ name: "a.example.com", clientConfig: { service: { namespace: "hooks", name: "policy", port: 9443 } } }], undefined, (ref) => `https://127.0.0.1:${ref.port}/`);
+    const transport = await callsOf(
+      [{ name: "a.example.com", clientConfig: { service: { namespace: "hooks", name: "policy", port: 9443 } } }],
+      undefined,
+      (ref) => `https://127.0.0.1:${ref.port}/`,
+    );
     expect((transport.calls[0] as FakeCall).url).toBe("https://127.0.0.1:9443/?timeout=10s");
     expect((transport.calls[0] as FakeCall).tls.servername).toBe("policy.hooks.svc");
   });
@@ -50,8 +55,12 @@ describe("where and how a webhook is called", () => {
     const services = fakeServices();
     putWebhooks(services, "Validating", "config", [{ name: "a.example.com", clientConfig: { url: "https://a.example.com/", caBundle: "%%%" } }]);
     const transport = fakeTransport((call) => answer(call));
-    const error: unknown = await Promise.resolve(validatingAdmissionWebhook({ services, configuration: undefined, transport }).validate?.(attrs())).catch((e: unknown) => e);
-    expect((error as StatusError).message).toBe('Internal error occurred: failed calling webhook "a.example.com": could not get REST client: clientConfig.caBundle is not base64');
+    const error: unknown = await Promise.resolve(validatingAdmissionWebhook({ services, configuration: undefined, transport }).validate?.(attrs())).catch(
+      (e: unknown) => e,
+    );
+    expect((error as StatusError).message).toBe(
+      'Internal error occurred: failed calling webhook "a.example.com": could not get REST client: clientConfig.caBundle is not base64',
+    );
     expect(transport.calls).toHaveLength(0);
   });
 
@@ -87,7 +96,9 @@ describe("where and how a webhook is called", () => {
         () => "admitted",
         (e: unknown) => (e instanceof StatusError ? e.message : String(e)),
       );
-      expect(outcome).toBe(failurePolicy === "Fail" ? 'Internal error occurred: failed calling webhook "a.example.com": no webhook transport configured' : "admitted");
+      expect(outcome).toBe(
+        failurePolicy === "Fail" ? 'Internal error occurred: failed calling webhook "a.example.com": no webhook transport configured' : "admitted",
+      );
     }
   });
 

@@ -95,8 +95,10 @@ export function webhookPoster(transport: WebhookTransport | undefined, credentia
     else if (target.credential?.username !== undefined || target.credential?.password !== undefined) {
       headers["Authorization"] = `Basic ${basic(target.credential.username ?? "", target.credential.password ?? "")}`;
     }
-    const response = await bounded(hook.timeoutMs, (signal) => clientFor(target.tls)(url, { method: "POST", headers, body: JSON.stringify(review), signal })).catch(
-      (error: unknown) => fail(`failed to call webhook: Post ${JSON.stringify(url)}: ${error instanceof DeadlineExceeded ? error.message : messageOf(error)}`, error),
+    const response = await bounded(hook.timeoutMs, (signal) =>
+      clientFor(target.tls)(url, { method: "POST", headers, body: JSON.stringify(review), signal }),
+    ).catch((error: unknown) =>
+      fail(`failed to call webhook: Post ${JSON.stringify(url)}: ${error instanceof DeadlineExceeded ? error.message : messageOf(error)}`, error),
     );
     const text = new TextDecoder().decode(response.body);
     if (response.status !== 200) {

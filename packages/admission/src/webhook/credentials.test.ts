@@ -77,7 +77,11 @@ describe("WebhookAdmissionConfiguration", () => {
     if (text === undefined) throw new Error("ENOENT");
     return text;
   };
-  const config = (apiVersion = "apiserver.config.orch.io/v1", kind = "WebhookAdmissionConfiguration") => ({ apiVersion, kind, kubeConfigFile: "/etc/orch/webhooks.kubeconfig" });
+  const config = (apiVersion = "apiserver.config.orch.io/v1", kind = "WebhookAdmissionConfiguration") => ({
+    apiVersion,
+    kind,
+    kubeConfigFile: "/etc/orch/webhooks.kubeconfig",
+  });
 
   it("reads the kubeconfig's users: token, basic, certificate files (relative to the kubeconfig) and data", () => {
     const creds = webhookCredentials("ValidatingAdmissionWebhook", config(), "orch.io", readFile);
@@ -93,19 +97,27 @@ describe("WebhookAdmissionConfiguration", () => {
   });
 
   it("accepts the superseded v1alpha1 and the domain's group", () => {
-    expect(() => webhookCredentials("MutatingAdmissionWebhook", config("apiserver.config.orch.io/v1alpha1", "WebhookAdmission"), "orch.io", readFile)).not.toThrow();
+    expect(() =>
+      webhookCredentials("MutatingAdmissionWebhook", config("apiserver.config.orch.io/v1alpha1", "WebhookAdmission"), "orch.io", readFile),
+    ).not.toThrow();
     expect(() => webhookCredentials("MutatingAdmissionWebhook", config("apiserver.config.k8s.io/v1"), "k8s.io", readFile)).not.toThrow();
   });
 
   it("a bad configuration stops the construction with a clear message", () => {
-    const fail = (configuration: unknown, read: ((p: string) => string) | null = readFile) => () =>
-      webhookCredentials("MutatingAdmissionWebhook", configuration, "orch.io", read ?? undefined);
-    expect(fail(config("apiserver.config.k8s.io/v1"))).toThrow('MutatingAdmissionWebhook configuration: apiVersion must be apiserver.config.orch.io/v1, not "apiserver.config.k8s.io/v1"');
+    const fail =
+      (configuration: unknown, read: ((p: string) => string) | null = readFile) =>
+      () =>
+        webhookCredentials("MutatingAdmissionWebhook", configuration, "orch.io", read ?? undefined);
+    expect(fail(config("apiserver.config.k8s.io/v1"))).toThrow(
+      'MutatingAdmissionWebhook configuration: apiVersion must be apiserver.config.orch.io/v1, not "apiserver.config.k8s.io/v1"',
+    );
     expect(fail(config(undefined, "AdmissionConfiguration"))).toThrow('kind must be WebhookAdmissionConfiguration, not "AdmissionConfiguration"');
     expect(fail({ ...config(), kubeConfigFile: "/missing" })).toThrow("MutatingAdmissionWebhook configuration: kubeConfigFile: cannot read /missing: ENOENT");
     expect(fail(config(), null)).toThrow("cannot be read in this runtime");
     expect(fail("text")).toThrow("MutatingAdmissionWebhook configuration: not an object");
-    expect(fail({ credentials: [{ name: "a", token: "t", username: "u" }] })).toThrow("credentials[0]: username/password or bearer token may be set, but not both");
+    expect(fail({ credentials: [{ name: "a", token: "t", username: "u" }] })).toThrow(
+      "credentials[0]: username/password or bearer token may be set, but not both",
+    );
     expect(fail({ credentials: [{ name: "a", cert: "c" }] })).toThrow("credentials[0]: a client certificate needs both the certificate and its key");
     expect(fail({ credentials: [{ token: "t" }] })).toThrow("credentials[0]: name is required");
     expect(fail({ credentials: "nope" })).toThrow("credentials must be a list");
@@ -114,9 +126,15 @@ describe("WebhookAdmissionConfiguration", () => {
   it("a kubeconfig that cannot be used names its file", () => {
     const read = () => "";
     expect(() => kubeconfigCredentials("users: 3", "/k", read)).toThrow("kubeconfig /k: users is not a list");
-    expect(() => kubeconfigCredentials("users: [{name: a, user: {exec: {command: x}}}]", "/k", read)).toThrow('kubeconfig /k: user "a": exec is not supported for admission webhooks');
-    expect(() => kubeconfigCredentials("users: [{name: a, user: {client-certificate: c}}]", "/k", read)).toThrow("a client certificate needs both the certificate and its key");
-    expect(() => kubeconfigCredentials("users: [{name: a, user: {client-certificate-data: '%%'}}]", "/k", read)).toThrow("client-certificate-data is not base64");
+    expect(() => kubeconfigCredentials("users: [{name: a, user: {exec: {command: x}}}]", "/k", read)).toThrow(
+      'kubeconfig /k: user "a": exec is not supported for admission webhooks',
+    );
+    expect(() => kubeconfigCredentials("users: [{name: a, user: {client-certificate: c}}]", "/k", read)).toThrow(
+      "a client certificate needs both the certificate and its key",
+    );
+    expect(() => kubeconfigCredentials("users: [{name: a, user: {client-certificate-data: '%%'}}]", "/k", read)).toThrow(
+      "client-certificate-data is not base64",
+    );
     expect(() => kubeconfigCredentials(": : :", "/k", read)).toThrow("kubeconfig /k: not valid YAML or JSON");
   });
 });

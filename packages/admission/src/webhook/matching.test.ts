@@ -31,7 +31,12 @@ describe("rules", () => {
   it("match operations by name or '*'", () => {
     expect(invocationByRules(hook(rule({ operations: ["CREATE"] })), configMapWrite("CREATE"))).toBeDefined();
     expect(invocationByRules(hook(rule({ operations: ["CREATE"] })), configMapWrite("UPDATE", { oldObject: webhookConfigMap() }))).toBeUndefined();
-    expect(invocationByRules(hook(rule({ operations: ["UPDATE", "DELETE"] })), attributesFor({ operation: "DELETE", type: configMapType, oldObject: webhookConfigMap() }))).toBeDefined();
+    expect(
+      invocationByRules(
+        hook(rule({ operations: ["UPDATE", "DELETE"] })),
+        attributesFor({ operation: "DELETE", type: configMapType, oldObject: webhookConfigMap() }),
+      ),
+    ).toBeDefined();
     expect(invocationByRules(hook(rule({ operations: ["*"] })), configMapWrite("CONNECT"))).toBeDefined();
   });
 
@@ -43,7 +48,12 @@ describe("rules", () => {
   });
 
   it("match resources: a name, '*' (no sub-resources), '*/*', 'pods/*', '*/status'", () => {
-    const status = attributesFor({ operation: "UPDATE", type: podType, subresource: "status", object: { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "team" } } });
+    const status = attributesFor({
+      operation: "UPDATE",
+      type: podType,
+      subresource: "status",
+      object: { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "team" } },
+    });
     const pod = attributesFor({ operation: "CREATE", type: podType, object: { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "team" } } });
     const cases: [string[], AdmissionAttributes, boolean][] = [
       [["configmaps"], configMapWrite(), true],
@@ -62,14 +72,27 @@ describe("rules", () => {
       [["pods/binding"], status, false],
     ];
     for (const [resources, attrs, expected] of cases) {
-      expect(invocationByRules(hook(rule({ resources })), attrs) !== undefined, `${resources.join(",")} on ${attrs.resource.resource}/${attrs.subresource}`).toBe(expected);
+      expect(
+        invocationByRules(hook(rule({ resources })), attrs) !== undefined,
+        `${resources.join(",")} on ${attrs.resource.resource}/${attrs.subresource}`,
+      ).toBe(expected);
     }
   });
 
   it("match scope: Namespaced, Cluster or '*'; a Namespace is cluster-scoped; a sub-resource takes its parent's scope", () => {
     const ns = attributesFor({ operation: "CREATE", type: namespaceType, object: { apiVersion: "v1", kind: "Namespace", metadata: { name: "team" } } });
-    const nodeStatus = attributesFor({ operation: "UPDATE", type: nodeType, subresource: "status", object: { apiVersion: "v1", kind: "Node", metadata: { name: "n1" } } });
-    const podStatus = attributesFor({ operation: "UPDATE", type: podType, subresource: "status", object: { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "team" } } });
+    const nodeStatus = attributesFor({
+      operation: "UPDATE",
+      type: nodeType,
+      subresource: "status",
+      object: { apiVersion: "v1", kind: "Node", metadata: { name: "n1" } },
+    });
+    const podStatus = attributesFor({
+      operation: "UPDATE",
+      type: podType,
+      subresource: "status",
+      object: { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "team" } },
+    });
     const cases: [string, AdmissionAttributes, boolean][] = [
       ["Namespaced", configMapWrite(), true],
       ["Cluster", configMapWrite(), false],
@@ -173,9 +196,18 @@ describe("namespaceSelector", () => {
 
   it("a Namespace being created or updated is selected by its own labels; a deleted one by its stored labels", async () => {
     const services = servicesWith({ env: "staging" });
-    const create = attributesFor({ operation: "CREATE", type: namespaceType, object: { apiVersion: "v1", kind: "Namespace", metadata: { name: "team", labels: { env: "prod" } } } });
+    const create = attributesFor({
+      operation: "CREATE",
+      type: namespaceType,
+      object: { apiVersion: "v1", kind: "Namespace", metadata: { name: "team", labels: { env: "prod" } } },
+    });
     expect(await shouldCallHook(hook(selector), create, namespaceLabelsOf(create, services))).toBeDefined();
-    const deletion = attributesFor({ operation: "DELETE", type: namespaceType, name: "team", oldObject: { apiVersion: "v1", kind: "Namespace", metadata: { name: "team", labels: { env: "prod" } } } });
+    const deletion = attributesFor({
+      operation: "DELETE",
+      type: namespaceType,
+      name: "team",
+      oldObject: { apiVersion: "v1", kind: "Namespace", metadata: { name: "team", labels: { env: "prod" } } },
+    });
     expect(await shouldCallHook(hook(selector), deletion, namespaceLabelsOf(deletion, services))).toBeUndefined();
   });
 

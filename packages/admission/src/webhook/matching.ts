@@ -139,7 +139,11 @@ export function namespaceLabelsOf(attrs: AdmissionAttributes, services: Admissio
  * @throws StatusError 500 for a selector that cannot be used, 404 for a missing namespace (only
  *   when the rules match, as the reference reports them).
  */
-export async function shouldCallHook(hook: CompiledWebhook, attrs: AdmissionAttributes, namespaceLabels: NamespaceLabels | undefined): Promise<Invocation | undefined> {
+export async function shouldCallHook(
+  hook: CompiledWebhook,
+  attrs: AdmissionAttributes,
+  namespaceLabels: NamespaceLabels | undefined,
+): Promise<Invocation | undefined> {
   const invocation = invocationByRules(hook, attrs);
   if (!invocation) return undefined;
   const objectSelector = hook.objectSelector;

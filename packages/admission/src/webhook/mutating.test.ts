@@ -38,7 +38,9 @@ afterEach(() => {
 
 describe("MutatingAdmissionWebhook", () => {
   it("sends a v1 AdmissionReview and applies the JSON patch of the answer to the object", async () => {
-    const { plugin, transport } = setup([{ name: "label.example.com" }], (call) => patchAnswer(call, [{ op: "add", path: "/metadata/labels", value: { added: "yes" } }]));
+    const { plugin, transport } = setup([{ name: "label.example.com" }], (call) =>
+      patchAnswer(call, [{ op: "add", path: "/metadata/labels", value: { added: "yes" } }]),
+    );
     const attrs = create();
     await plugin.admit?.(attrs);
     expect(attrs.object?.metadata.labels).toEqual({ added: "yes" });
@@ -46,14 +48,25 @@ describe("MutatingAdmissionWebhook", () => {
     expect(call.url).toBe("https://label.example.com/?timeout=10s");
     expect(call.headers).toEqual({ "Content-Type": "application/json", Accept: "application/json" });
     expect(call.review.apiVersion).toBe("admission.orch.io/v1");
-    expect(call.review.request).toMatchObject({ operation: "CREATE", name: "cm", namespace: "team", object: webhookConfigMap(), oldObject: null, dryRun: false });
+    expect(call.review.request).toMatchObject({
+      operation: "CREATE",
+      name: "cm",
+      namespace: "team",
+      object: webhookConfigMap(),
+      oldObject: null,
+      dryRun: false,
+    });
     expect(call.review.request.uid).toMatch(/^[0-9a-f-]{36}$/);
-    expect(attrs.auditAnnotations["mutation.webhook.admission.orch.io/round_0_index_0"]).toBe('{"configuration":"config","webhook":"label.example.com","mutated":true}');
+    expect(attrs.auditAnnotations["mutation.webhook.admission.orch.io/round_0_index_0"]).toBe(
+      '{"configuration":"config","webhook":"label.example.com","mutated":true}',
+    );
   });
 
   it("calls the webhooks one after the other, each on the object the previous one patched", async () => {
     const { plugin, transport } = setup([{ name: "first.example.com" }, { name: "second.example.com" }], (call) =>
-      hostOf(call) === "first.example.com" ? patchAnswer(call, [{ op: "add", path: "/data/b", value: "2" }]) : patchAnswer(call, [{ op: "add", path: "/data/c", value: `${Object.keys((call.review.request.object?.["data"] as object)).length}` }]),
+      hostOf(call) === "first.example.com"
+        ? patchAnswer(call, [{ op: "add", path: "/data/b", value: "2" }])
+        : patchAnswer(call, [{ op: "add", path: "/data/c", value: `${Object.keys(call.review.request.object?.["data"] as object).length}` }]),
     );
     const attrs = create();
     await plugin.admit?.(attrs);
@@ -105,16 +118,44 @@ describe("MutatingAdmissionWebhook", () => {
 
 describe("MutatingAdmissionWebhook failures", () => {
   const cases: [string, FakeHandler, string][] = [
-    ["a patch that leaves the schema", (call) => patchAnswer(call, [{ op: "replace", path: "/data", value: 5 }]), "the patched object is not a valid ConfigMap v1: data: "],
-    ["a patch that renames the object", (call) => patchAnswer(call, [{ op: "replace", path: "/metadata/name", value: "other" }]), 'the patch changed metadata.name from "cm" to "other"'],
-    ["a patch that changes the kind", (call) => patchAnswer(call, [{ op: "replace", path: "/kind", value: "Secret" }]), 'the patch changed kind from "ConfigMap" to "Secret"'],
+    [
+      "a patch that leaves the schema",
+      (call) => patchAnswer(call, [{ op: "replace", path: "/data", value: 5 }]),
+      "the patched object is not a valid ConfigMap v1: data: ",
+    ],
+    [
+      "a patch that renames the object",
+      (call) => patchAnswer(call, [{ op: "replace", path: "/metadata/name", value: "other" }]),
+      'the patch changed metadata.name from "cm" to "other"',
+    ],
+    [
+      "a patch that changes the kind",
+      (call) => patchAnswer(call, [{ op: "replace", path: "/kind", value: "Secret" }]),
+      'the patch changed kind from "ConfigMap" to "Secret"',
+    ],
     ["a patch that does not apply", (call) => patchAnswer(call, [{ op: "remove", path: "/spec/missing" }]), "the patch could not be applied: "],
-    ["a patch that is not JSON", (call) => answer(call, { patchType: "JSONPatch", patch: btoa("{not json") }), "received undecodable patch in webhook response: "],
-    ["another patch type", (call) => answer(call, { patchType: "MergePatch", patch: btoa('[{"op":"add","path":"/x","value":1}]') }), 'unsupported patch type "MergePatch"'],
-    ["a response of another uid", (call) => ({ body: { apiVersion: call.review.apiVersion, kind: "AdmissionReview", response: { uid: "nope", allowed: true } } }), 'received invalid webhook response: expected response.uid='],
+    [
+      "a patch that is not JSON",
+      (call) => answer(call, { patchType: "JSONPatch", patch: btoa("{not json") }),
+      "received undecodable patch in webhook response: ",
+    ],
+    [
+      "another patch type",
+      (call) => answer(call, { patchType: "MergePatch", patch: btoa('[{"op":"add","path":"/x","value":1}]') }),
+      'unsupported patch type "MergePatch"',
+    ],
+    [
+      "a response of another uid",
+      (call) => ({ body: { apiVersion: call.review.apiVersion, kind: "AdmissionReview", response: { uid: "nope", allowed: true } } }),
+      "received invalid webhook response: expected response.uid=",
+    ],
     ["a 500", () => ({ status: 500, body: "boom" }), "failed to call webhook: the server responded with HTTP 500: boom"],
     ["a body that is not JSON", () => ({ body: "<html>" }), "failed to call webhook: the response is not JSON: "],
-    ["a connection error", () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:1")), 'failed to call webhook: Post "https://bad.example.com/?timeout=10s": connect ECONNREFUSED 127.0.0.1:1'],
+    [
+      "a connection error",
+      () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:1")),
+      'failed to call webhook: Post "https://bad.example.com/?timeout=10s": connect ECONNREFUSED 127.0.0.1:1',
+    ],
   ];
 
   for (const [what, handler, cause] of cases) {
@@ -143,13 +184,17 @@ describe("MutatingAdmissionWebhook failures", () => {
       (e: unknown) => (e as Error).message,
     );
     await vi.advanceTimersByTimeAsync(1000);
-    expect(await outcome).toBe('Internal error occurred: failed calling webhook "slow.example.com": failed to call webhook: Post "https://slow.example.com/?timeout=1s": context deadline exceeded');
+    expect(await outcome).toBe(
+      'Internal error occurred: failed calling webhook "slow.example.com": failed to call webhook: Post "https://slow.example.com/?timeout=1s": context deadline exceeded',
+    );
   });
 
   it("a patch for a DELETE, which has no object, is a 500 whatever the failure policy", async () => {
     const { plugin } = setup([{ name: "del.example.com", failurePolicy: "Ignore" }], (call) => patchAnswer(call, [{ op: "add", path: "/x", value: 1 }]));
     const error = await refusal(plugin.admit?.(attributesFor({ operation: "DELETE", type: configMapType, oldObject: webhookConfigMap() })));
-    expect(error.message).toBe('Internal error occurred: admission webhook "del.example.com" attempted to modify the object, which is not supported for this operation');
+    expect(error.message).toBe(
+      'Internal error occurred: admission webhook "del.example.com" attempted to modify the object, which is not supported for this operation',
+    );
   });
 
   it("a webhook that speaks no known AdmissionReview version fails as a call", async () => {
@@ -171,7 +216,13 @@ describe("dry run", () => {
   });
 
   it("a webhook with side effects None or NoneOnDryRun is called with dryRun true", async () => {
-    const { plugin, transport } = setup([{ name: "none.example.com", sideEffects: "None" }, { name: "dry.example.com", sideEffects: "NoneOnDryRun" }], (call) => answer(call));
+    const { plugin, transport } = setup(
+      [
+        { name: "none.example.com", sideEffects: "None" },
+        { name: "dry.example.com", sideEffects: "NoneOnDryRun" },
+      ],
+      (call) => answer(call),
+    );
     await plugin.admit?.(create({ dryRun: true }));
     expect(transport.calls.map((c) => c.review.request["dryRun"])).toEqual([true, true]);
   });

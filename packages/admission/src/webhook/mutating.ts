@@ -61,7 +61,9 @@ async function callMutating(context: CallContext, invocation: Invocation, attrs:
   try {
     operations = parseJSONPatch(answer.patch);
   } catch (error) {
-    throw new WebhookCallError(name, `received undecodable patch in webhook response: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new WebhookCallError(name, `received undecodable patch in webhook response: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   if (operations.length === 0) return false;
   if (!object) throw patchWithoutObject(name);
@@ -108,7 +110,11 @@ export async function admitWithWebhooks(source: WebhookSource, services: Admissi
       } catch (error) {
         failure = error;
       }
-      attrs.auditAnnotations[annotationKey(context.domain, "", round, index)] = JSON.stringify({ configuration: hook.configuration, webhook: hook.name, mutated: changed });
+      attrs.auditAnnotations[annotationKey(context.domain, "", round, index)] = JSON.stringify({
+        configuration: hook.configuration,
+        webhook: hook.name,
+        mutated: changed,
+      });
       if (changed) {
         requireReinvoking(state);
         reinvocation.shouldReinvoke = true;

@@ -2,7 +2,17 @@ import { configMapType } from "@orch/resources";
 import { describe, expect, it } from "vitest";
 import type { AdmissionAttributes } from "../attributes.js";
 import { attributesFor, fakeServices } from "../internal/testing.js";
-import { answer, encodePatch, fakeTransport, putWebhooks, refusal, webhookConfigMap, type FakeCall, type FakeHandler, type WebhookSpec } from "../internal/webhook-testing.js";
+import {
+  answer,
+  encodePatch,
+  fakeTransport,
+  putWebhooks,
+  refusal,
+  webhookConfigMap,
+  type FakeCall,
+  type FakeHandler,
+  type WebhookSpec,
+} from "../internal/webhook-testing.js";
 import { validatingAdmissionWebhook } from "./index.js";
 
 function setup(webhooks: WebhookSpec[], handler: FakeHandler) {
@@ -25,7 +35,11 @@ describe("ValidatingAdmissionWebhook", () => {
     const { plugin, transport } = setup([{ name: "a.example.com" }, { name: "b.example.com" }], (call) => answer(call));
     await plugin.validate?.(update());
     expect(transport.calls.map(hostOf).sort()).toEqual(["a.example.com", "b.example.com"]);
-    expect((transport.calls[0] as FakeCall).review.request).toMatchObject({ operation: "UPDATE", object: webhookConfigMap(), oldObject: { ...webhookConfigMap(), data: {} } });
+    expect((transport.calls[0] as FakeCall).review.request).toMatchObject({
+      operation: "UPDATE",
+      object: webhookConfigMap(),
+      oldObject: { ...webhookConfigMap(), data: {} },
+    });
   });
 
   it("calls the webhooks in parallel", async () => {
@@ -58,12 +72,16 @@ describe("ValidatingAdmissionWebhook", () => {
   it("a failed call refuses with a 500 under Fail, and is logged and skipped under Ignore", async () => {
     const failing = setup([{ name: "down.example.com" }], () => ({ status: 503, body: "" }));
     const error = await refusal(failing.plugin.validate?.(update()));
-    expect(error.message).toBe('Internal error occurred: failed calling webhook "down.example.com": failed to call webhook: the server responded with HTTP 503');
+    expect(error.message).toBe(
+      'Internal error occurred: failed calling webhook "down.example.com": failed to call webhook: the server responded with HTTP 503',
+    );
 
     const ignoring = setup([{ name: "down.example.com", failurePolicy: "Ignore" }], () => ({ status: 503, body: "" }));
     const attrs = update();
     await ignoring.plugin.validate?.(attrs);
-    expect(ignoring.services.logged).toEqual(['failed calling webhook "down.example.com", failing open: failed to call webhook: the server responded with HTTP 503']);
+    expect(ignoring.services.logged).toEqual([
+      'failed calling webhook "down.example.com", failing open: failed to call webhook: the server responded with HTTP 503',
+    ]);
     expect(attrs.auditAnnotations["failed-open.validating.webhook.admission.orch.io/round_0_index_0"]).toBe("down.example.com");
   });
 
@@ -71,7 +89,9 @@ describe("ValidatingAdmissionWebhook", () => {
     const patch = encodePatch([{ op: "add", path: "/data/x", value: "1" }]);
     const v1 = setup([{ name: "patch.example.com" }], (call) => answer(call, { patchType: "JSONPatch", patch }));
     const error = await refusal(v1.plugin.validate?.(update()));
-    expect(error.message).toContain('failed calling webhook "patch.example.com": received invalid webhook response: validating webhook may not return response.patch');
+    expect(error.message).toContain(
+      'failed calling webhook "patch.example.com": received invalid webhook response: validating webhook may not return response.patch',
+    );
 
     const v1beta1 = setup([{ name: "patch.example.com", admissionReviewVersions: ["v1beta1"] }], (call) => answer(call, { patch }));
     const attrs = update();
@@ -81,7 +101,9 @@ describe("ValidatingAdmissionWebhook", () => {
   });
 
   it("keeps warnings and audit annotations of every webhook", async () => {
-    const { plugin } = setup([{ name: "a.example.com" }, { name: "b.example.com" }], (call) => answer(call, { warnings: [`from ${hostOf(call)}`], auditAnnotations: { seen: "yes" } }));
+    const { plugin } = setup([{ name: "a.example.com" }, { name: "b.example.com" }], (call) =>
+      answer(call, { warnings: [`from ${hostOf(call)}`], auditAnnotations: { seen: "yes" } }),
+    );
     const attrs = update();
     await plugin.validate?.(attrs);
     expect(attrs.warnings.sort()).toEqual(["from a.example.com", "from b.example.com"]);
@@ -89,7 +111,13 @@ describe("ValidatingAdmissionWebhook", () => {
   });
 
   it("a dry-run request refuses with a 400 for a webhook with side effects, and calls the others with dryRun true", async () => {
-    const { plugin, transport } = setup([{ name: "unknown.example.com", sideEffects: "Unknown" }, { name: "none.example.com", sideEffects: "None" }], (call) => answer(call));
+    const { plugin, transport } = setup(
+      [
+        { name: "unknown.example.com", sideEffects: "Unknown" },
+        { name: "none.example.com", sideEffects: "None" },
+      ],
+      (call) => answer(call),
+    );
     const error = await refusal(plugin.validate?.(update({ dryRun: true })));
     expect(error.status).toMatchObject({ code: 400, message: 'admission webhook "unknown.example.com" does not support dry run' });
     expect(transport.calls.map((c) => [hostOf(c), c.review.request["dryRun"]])).toEqual([["none.example.com", true]]);
@@ -97,8 +125,20 @@ describe("ValidatingAdmissionWebhook", () => {
 
   it("is called for DELETE with the old object only, and for CONNECT", async () => {
     const { plugin, transport } = setup([{ name: "a.example.com" }], (call) => answer(call));
-    await plugin.validate?.(attributesFor({ operation: "DELETE", type: configMapType, oldObject: webhookConfigMap(), options: { kind: "DeleteOptions", apiVersion: "meta.orch.io/v1" } }));
-    expect((transport.calls[0] as FakeCall).review.request).toMatchObject({ operation: "DELETE", object: null, oldObject: webhookConfigMap(), options: { kind: "DeleteOptions" } });
+    await plugin.validate?.(
+      attributesFor({
+        operation: "DELETE",
+        type: configMapType,
+        oldObject: webhookConfigMap(),
+        options: { kind: "DeleteOptions", apiVersion: "meta.orch.io/v1" },
+      }),
+    );
+    expect((transport.calls[0] as FakeCall).review.request).toMatchObject({
+      operation: "DELETE",
+      object: null,
+      oldObject: webhookConfigMap(),
+      options: { kind: "DeleteOptions" },
+    });
     expect(plugin.operations).toEqual(["CREATE", "UPDATE", "DELETE", "CONNECT"]);
   });
 });

@@ -33,7 +33,12 @@ function objectsByVersion(attrs: AdmissionAttributes): (version: string) => Obje
  * The validating step of the plugin over `source`'s webhooks.
  * @throws StatusError the first refusal in webhook order.
  */
-export async function validateWithWebhooks(source: WebhookSource, services: AdmissionServices, context: CallContext, attrs: AdmissionAttributes): Promise<void> {
+export async function validateWithWebhooks(
+  source: WebhookSource,
+  services: AdmissionServices,
+  context: CallContext,
+  attrs: AdmissionAttributes,
+): Promise<void> {
   if (isExemptFromWebhooks(attrs, context.domain)) return;
   const hooks = source.webhooks();
   if (hooks.length === 0) return;

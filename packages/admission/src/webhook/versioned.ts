@@ -73,7 +73,8 @@ export function applyJSONPatch(object: APIObject, operations: readonly unknown[]
   } catch (error) {
     throw new Error(`the patch could not be applied: ${firstLine(error instanceof Error ? error.message : String(error))}`, { cause: error });
   }
-  if (typeof patched !== "object" || patched === null || Array.isArray(patched)) throw new Error("the patch replaced the object with something else than an object");
+  if (typeof patched !== "object" || patched === null || Array.isArray(patched))
+    throw new Error("the patch replaced the object with something else than an object");
   return patched as APIObject;
 }
 
@@ -88,7 +89,8 @@ function firstLine(message: string): string {
  */
 export function patchedObjectProblem(before: APIObject, after: APIObject, version: ResourceVersion | undefined): string | undefined {
   for (const field of ["apiVersion", "kind"] as const) {
-    if (after[field] !== before[field]) return `the patch changed ${field} from ${JSON.stringify(before[field] ?? "")} to ${JSON.stringify(after[field] ?? "")}`;
+    if (after[field] !== before[field])
+      return `the patch changed ${field} from ${JSON.stringify(before[field] ?? "")} to ${JSON.stringify(after[field] ?? "")}`;
   }
   const meta = typeof after.metadata === "object" && after.metadata !== null && !Array.isArray(after.metadata) ? after.metadata : undefined;
   if (!meta) return "the patch removed metadata";

@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  autoUpdateAnnotationOf,
-  groupOf,
-  labelDomainOf,
-  nodeAgentOf,
-  productOf,
-  publicNamespaceOf,
-  systemNamespaceOf,
-} from "./domain-names.js";
+import { autoUpdateAnnotationOf, groupOf, labelDomainOf, nodeAgentOf, productOf, publicNamespaceOf, systemNamespaceOf } from "./domain-names.js";
 
 describe("domain names", () => {
   it("gives the reference's names for k8s.io", () => {

@@ -82,7 +82,12 @@ describe("parseClientConfig", () => {
       clientKey: "/home/me/keys/alice.key",
       tokenFile: "/home/me/.kube/token",
     });
-    expect(config.users.get("bob")).toMatchObject({ clientCertificateData: fakePEM("CERTIFICATE"), clientKeyData: fakePEM("PRIVATE KEY"), username: "bob", password: "secret" });
+    expect(config.users.get("bob")).toMatchObject({
+      clientCertificateData: fakePEM("CERTIFICATE"),
+      clientKeyData: fakePEM("PRIVATE KEY"),
+      username: "bob",
+      password: "secret",
+    });
     expect(config.users.get("plugin")?.exec).toEqual({
       command: "/home/me/.kube/bin/get-token",
       args: ["--cluster", "prod"],
@@ -108,7 +113,10 @@ describe("parseClientConfig", () => {
   });
 
   it("takes JSON as well as YAML", () => {
-    const config = parseClientConfig(JSON.stringify({ apiVersion: "v1", kind: "Config", clusters: [{ name: "c", cluster: { server: "https://h" } }] }), "/x.json");
+    const config = parseClientConfig(
+      JSON.stringify({ apiVersion: "v1", kind: "Config", clusters: [{ name: "c", cluster: { server: "https://h" } }] }),
+      "/x.json",
+    );
     expect(config.clusters.get("c")?.server).toBe("https://h");
   });
 
@@ -134,13 +142,25 @@ describe("parseClientConfig", () => {
     ["another apiVersion", "kind: Config\napiVersion: v2\n", /^\/f: not a Config: apiVersion is "v2"/],
     ["a list that is not a list", "users: {}", /^\/f: users is not a list/],
     ["an entry without a name", "users: [{user: {}}]", /^\/f: users\[0\] has no name/],
-    ["a non-boolean insecure-skip-tls-verify", "clusters: [{name: c, cluster: {insecure-skip-tls-verify: 'yes'}}]", /^cluster "c" in \/f: insecure-skip-tls-verify is not a boolean/],
+    [
+      "a non-boolean insecure-skip-tls-verify",
+      "clusters: [{name: c, cluster: {insecure-skip-tls-verify: 'yes'}}]",
+      /^cluster "c" in \/f: insecure-skip-tls-verify is not a boolean/,
+    ],
     ["data that is not base64", "users: [{name: u, user: {client-key-data: '%%%'}}]", /^user "u" in \/f: client-key-data is not valid base64/],
-    ["data that is not PEM", `clusters: [{name: c, cluster: {certificate-authority-data: ${base64("hello")}}}]`, /^cluster "c" in \/f: certificate-authority-data does not decode to PEM text/],
+    [
+      "data that is not PEM",
+      `clusters: [{name: c, cluster: {certificate-authority-data: ${base64("hello")}}}]`,
+      /^cluster "c" in \/f: certificate-authority-data does not decode to PEM text/,
+    ],
     ["a non-string token", "users: [{name: u, user: {token: 12}}]", /^user "u" in \/f: token is not a string/],
     ["exec env that is not a list", "users: [{name: u, user: {exec: {env: {a: b}}}}]", /^user "u" in \/f: exec: env is not a list/],
     ["an auth-provider without a name", "users: [{name: u, user: {auth-provider: {config: {}}}}]", /^user "u" in \/f: auth-provider has no name/],
-    ["an auth-provider config value that is not a string", "users: [{name: u, user: {auth-provider: {name: oidc, config: {a: 1}}}}]", /^user "u" in \/f: auth-provider: config.a is not a string/],
+    [
+      "an auth-provider config value that is not a string",
+      "users: [{name: u, user: {auth-provider: {name: oidc, config: {a: 1}}}}]",
+      /^user "u" in \/f: auth-provider: config.a is not a string/,
+    ],
   ];
   for (const [what, text, message] of failures) {
     it(`refuses ${what}, naming the file and the entry`, () => {

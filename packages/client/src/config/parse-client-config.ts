@@ -53,14 +53,20 @@ export function parseClientConfig(text: string, file: string, options: ParseClie
   const kind = root["kind"];
   if (kind !== undefined && kind !== null && kind !== "" && kind !== "Config") fail(undefined, `not a Config: kind is ${JSON.stringify(kind)}`);
   const apiVersion = root["apiVersion"];
-  if (apiVersion !== undefined && apiVersion !== null && apiVersion !== "" && apiVersion !== "v1") fail(undefined, `not a Config: apiVersion is ${JSON.stringify(apiVersion)}, not "v1"`);
+  if (apiVersion !== undefined && apiVersion !== null && apiVersion !== "" && apiVersion !== "v1")
+    fail(undefined, `not a Config: apiVersion is ${JSON.stringify(apiVersion)}, not "v1"`);
 
   const path = (value: string | undefined): string | undefined => (value === undefined ? undefined : posixResolve(directory, value));
   const clusters = new Map<string, ClusterEntry>();
   for (const { name, body } of namedList(root, "clusters", "cluster", fail)) {
     const at = entryName("cluster", name);
     const s = (key: string) => optionalString(body, key, at, fail);
-    const cluster: ClusterEntry = { name, source: file, insecureSkipTLSVerify: optionalBoolean(body, "insecure-skip-tls-verify", at, fail), extensions: extensions(body, at, fail) };
+    const cluster: ClusterEntry = {
+      name,
+      source: file,
+      insecureSkipTLSVerify: optionalBoolean(body, "insecure-skip-tls-verify", at, fail),
+      extensions: extensions(body, at, fail),
+    };
     assign(cluster, "server", s("server"));
     assign(cluster, "certificateAuthority", path(s("certificate-authority")));
     assign(cluster, "certificateAuthorityData", pemData(body, "certificate-authority-data", at, fail));

@@ -43,7 +43,8 @@ describe("resolveClientConfig: selecting a context", () => {
   });
 
   it("uses an explicit context over current-context, with its namespace", () => {
-    const text = "clusters: [{name: c, cluster: {server: https://h}}]\ncontexts: [{name: ctx, context: {cluster: c}}, {name: other, context: {cluster: c, namespace: team}}]\ncurrent-context: ctx";
+    const text =
+      "clusters: [{name: c, cluster: {server: https://h}}]\ncontexts: [{name: ctx, context: {cluster: c}}, {name: other, context: {cluster: c, namespace: team}}]\ncurrent-context: ctx";
     const resolved = resolve(text, { context: "other" });
     expect(resolved.context.name).toBe("other");
     expect(resolved.namespace).toBe("team");
@@ -65,10 +66,12 @@ describe("resolveClientConfig: selecting a context", () => {
 
   it("refuses a context without a cluster, or naming an undefined cluster or user", () => {
     expect(errorOf("contexts: [{name: x, context: {}}]\ncurrent-context: x").message).toBe(`context "x" in ${file}: names no cluster`);
-    expect(errorOf("contexts: [{name: x, context: {cluster: nope}}]\ncurrent-context: x").message).toBe(`context "x" in ${file}: cluster "nope" is not defined`);
-    expect(errorOf("clusters: [{name: c, cluster: {server: https://h}}]\ncontexts: [{name: x, context: {cluster: c, user: nobody}}]\ncurrent-context: x").message).toBe(
-      `context "x" in ${file}: user "nobody" is not defined`,
+    expect(errorOf("contexts: [{name: x, context: {cluster: nope}}]\ncurrent-context: x").message).toBe(
+      `context "x" in ${file}: cluster "nope" is not defined`,
     );
+    expect(
+      errorOf("clusters: [{name: c, cluster: {server: https://h}}]\ncontexts: [{name: x, context: {cluster: c, user: nobody}}]\ncurrent-context: x").message,
+    ).toBe(`context "x" in ${file}: user "nobody" is not defined`);
   });
 
   it("names the file of each entry after a merge", () => {
@@ -81,7 +84,12 @@ describe("resolveClientConfig: selecting a context", () => {
 describe("resolveClientConfig: the cluster", () => {
   it("gives the server, a CA file or data, the TLS server name and the proxy URL", () => {
     const resolved = resolve(config("{server: https://h, certificate-authority: ca.crt, tls-server-name: api, proxy-url: 'http://p:3128'}"));
-    expect(resolved.cluster).toMatchObject({ server: "https://h", certificateAuthority: { path: "/home/me/.kube/ca.crt" }, tlsServerName: "api", proxyURL: "http://p:3128" });
+    expect(resolved.cluster).toMatchObject({
+      server: "https://h",
+      certificateAuthority: { path: "/home/me/.kube/ca.crt" },
+      tlsServerName: "api",
+      proxyURL: "http://p:3128",
+    });
     expect(resolve(config(`{server: https://h, certificate-authority-data: ${cert}}`)).cluster.certificateAuthority).toEqual({ pem: fakePEM("CERTIFICATE") });
   });
 
@@ -96,8 +104,16 @@ describe("resolveClientConfig: the cluster", () => {
   const refusals: [string, string, string][] = [
     ["a cluster without a server", "{certificate-authority: ca.crt}", "has no server"],
     ["a server that is not an http(s) URL", "{server: 'ftp://h'}", 'server "ftp://h" is not an http(s) URL'],
-    ["both a CA file and CA data", `{server: https://h, certificate-authority: ca.crt, certificate-authority-data: ${cert}}`, "both certificate-authority and certificate-authority-data are set"],
-    ["a CA together with insecure-skip-tls-verify (kubectl refuses)", "{server: https://h, certificate-authority: ca.crt, insecure-skip-tls-verify: true}", "a certificate authority together with insecure-skip-tls-verify is not allowed"],
+    [
+      "both a CA file and CA data",
+      `{server: https://h, certificate-authority: ca.crt, certificate-authority-data: ${cert}}`,
+      "both certificate-authority and certificate-authority-data are set",
+    ],
+    [
+      "a CA together with insecure-skip-tls-verify (kubectl refuses)",
+      "{server: https://h, certificate-authority: ca.crt, insecure-skip-tls-verify: true}",
+      "a certificate authority together with insecure-skip-tls-verify is not allowed",
+    ],
     ["a proxy-url that is not a proxy URL", "{server: https://h, proxy-url: 'ftp://p'}", 'proxy-url "ftp://p" is not an http, https or socks5 URL'],
   ];
   for (const [what, cluster, message] of refusals) {
@@ -140,10 +156,18 @@ describe("resolveClientConfig: the user", () => {
   });
 
   it("checks exec into an ExecConfig, defaulting interactiveMode to IfAvailable before v1", () => {
-    const auth = resolve(config(server, "{exec: {command: login, apiVersion: client.authentication.k8s.io/v1beta1, args: [a], env: [{name: X, value: y}]}}")).user.auth;
+    const auth = resolve(config(server, "{exec: {command: login, apiVersion: client.authentication.k8s.io/v1beta1, args: [a], env: [{name: X, value: y}]}}"))
+      .user.auth;
     expect(auth).toEqual({
       type: "exec",
-      exec: { command: "login", args: ["a"], env: [{ name: "X", value: "y" }], apiVersion: "client.authentication.k8s.io/v1beta1", provideClusterInfo: false, interactiveMode: "IfAvailable" },
+      exec: {
+        command: "login",
+        args: ["a"],
+        env: [{ name: "X", value: "y" }],
+        apiVersion: "client.authentication.k8s.io/v1beta1",
+        provideClusterInfo: false,
+        interactiveMode: "IfAvailable",
+      },
     });
     const v1 = resolve(config(server, "{exec: {command: login, apiVersion: client.authentication.k8s.io/v1, interactiveMode: Always}}")).user.auth;
     expect(v1).toMatchObject({ type: "exec", exec: { interactiveMode: "Always" } });
@@ -159,7 +183,11 @@ describe("resolveClientConfig: the user", () => {
   const refusals: [string, string, string][] = [
     ["a certificate without a key", "{client-certificate: u.crt}", "client-certificate without client-key"],
     ["a key without a certificate", `{client-key-data: ${key}}`, "client-key without client-certificate"],
-    ["both a certificate file and data", `{client-certificate: u.crt, client-certificate-data: ${cert}, client-key: k}`, "both client-certificate and client-certificate-data are set"],
+    [
+      "both a certificate file and data",
+      `{client-certificate: u.crt, client-certificate-data: ${cert}, client-key: k}`,
+      "both client-certificate and client-certificate-data are set",
+    ],
     ["both a key file and data", `{client-certificate: u.crt, client-key: k, client-key-data: ${key}}`, "both client-key and client-key-data are set"],
     ["a token with basic credentials", "{token: t, username: u}", "a token and a username or password may not both be set"],
     ["a token file with basic credentials", "{tokenFile: t, password: p}", "a token and a username or password may not both be set"],
@@ -167,8 +195,16 @@ describe("resolveClientConfig: the user", () => {
     ["exec without a command", "{exec: {apiVersion: v}}", "exec: command is required"],
     ["exec without an apiVersion", "{exec: {command: c}}", "exec: apiVersion is required"],
     ["exec with an unnamed env variable", "{exec: {command: c, apiVersion: v, env: [{value: x}]}}", "exec: every env variable needs a name"],
-    ["exec v1 without interactiveMode", "{exec: {command: c, apiVersion: client.authentication.k8s.io/v1}}", "exec: interactiveMode is required with apiVersion client.authentication.k8s.io/v1 (Never, IfAvailable or Always)"],
-    ["exec with an unknown interactiveMode", "{exec: {command: c, apiVersion: v, interactiveMode: Sometimes}}", 'exec: interactiveMode "Sometimes" is not Never, IfAvailable or Always'],
+    [
+      "exec v1 without interactiveMode",
+      "{exec: {command: c, apiVersion: client.authentication.k8s.io/v1}}",
+      "exec: interactiveMode is required with apiVersion client.authentication.k8s.io/v1 (Never, IfAvailable or Always)",
+    ],
+    [
+      "exec with an unknown interactiveMode",
+      "{exec: {command: c, apiVersion: v, interactiveMode: Sometimes}}",
+      'exec: interactiveMode "Sometimes" is not Never, IfAvailable or Always',
+    ],
   ];
   for (const [what, user, message] of refusals) {
     it(`refuses ${what}, naming the user and the file`, () => {

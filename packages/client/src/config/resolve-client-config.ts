@@ -86,7 +86,10 @@ export function resolveClientConfig(config: ClientConfig, options: ResolveClient
   if (name === undefined) throw new ClientConfigError(allFiles === undefined ? {} : { file: allFiles }, "no current-context is set and no context was given");
   const context = config.contexts.get(name);
   if (context === undefined) {
-    const where = options.context === undefined && config.currentContext !== undefined ? { file: config.currentContext.source, entry: entryName("context", name) } : { file: allFiles ?? "no configuration file", entry: entryName("context", name) };
+    const where =
+      options.context === undefined && config.currentContext !== undefined
+        ? { file: config.currentContext.source, entry: entryName("context", name) }
+        : { file: allFiles ?? "no configuration file", entry: entryName("context", name) };
     throw new ClientConfigError(where, options.context === undefined ? "is the current-context, but no context of this name is defined" : "is not defined");
   }
   const at = { file: context.source, entry: entryName("context", context.name) };
@@ -114,7 +117,13 @@ function resolveCluster(entry: ClusterEntry): ResolvedCluster {
   const server = entry.server.includes("://") ? entry.server : `https://${entry.server}`;
   const url = parseURL(server);
   if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:")) return fail(`server ${JSON.stringify(entry.server)} is not an http(s) URL`);
-  const cluster: ResolvedCluster = { name: entry.name, source: entry.source, server, insecureSkipTLSVerify: entry.insecureSkipTLSVerify, extensions: entry.extensions };
+  const cluster: ResolvedCluster = {
+    name: entry.name,
+    source: entry.source,
+    server,
+    insecureSkipTLSVerify: entry.insecureSkipTLSVerify,
+    extensions: entry.extensions,
+  };
   const ca = pemSource(entry.certificateAuthority, entry.certificateAuthorityData, "certificate-authority", fail);
   if (ca !== undefined) {
     if (entry.insecureSkipTLSVerify) fail("a certificate authority together with insecure-skip-tls-verify is not allowed");
@@ -123,7 +132,8 @@ function resolveCluster(entry: ClusterEntry): ResolvedCluster {
   if (entry.tlsServerName !== undefined) cluster.tlsServerName = entry.tlsServerName;
   if (entry.proxyURL !== undefined) {
     const proxy = parseURL(entry.proxyURL);
-    if (proxy === undefined || !["http:", "https:", "socks5:"].includes(proxy.protocol) || proxy.hostname === "") fail(`proxy-url ${JSON.stringify(entry.proxyURL)} is not an http, https or socks5 URL`);
+    if (proxy === undefined || !["http:", "https:", "socks5:"].includes(proxy.protocol) || proxy.hostname === "")
+      fail(`proxy-url ${JSON.stringify(entry.proxyURL)} is not an http, https or socks5 URL`);
     cluster.proxyURL = entry.proxyURL;
   }
   return cluster;
@@ -151,7 +161,8 @@ function resolveUser(entry: UserEntry): ResolvedUser {
   else if (entry.tokenFile !== undefined) user.auth = { type: "tokenFile", path: entry.tokenFile };
   else if (hasBasic) user.auth = { type: "basic", username: entry.username ?? "", password: entry.password ?? "" };
   else if (exec !== undefined) user.auth = { type: "exec", exec };
-  else if (entry.authProvider !== undefined) user.auth = { type: "authProvider", authProvider: { name: entry.authProvider.name, config: { ...entry.authProvider.config } } };
+  else if (entry.authProvider !== undefined)
+    user.auth = { type: "authProvider", authProvider: { name: entry.authProvider.name, config: { ...entry.authProvider.config } } };
   return user;
 }
 

@@ -69,10 +69,16 @@ export function namespaceDeletionFailures(pass: NamespaceContentPass): Partial<R
   }
   if (pass.deleteErrors.length > 0) {
     const errors = [...pass.deleteErrors].sort();
-    out.NamespaceDeletionContentFailure = { reason: "ContentDeletionFailed", message: `Failed to delete all resource types, ${errors.length} remaining: ${errors.join(", ")}` };
+    out.NamespaceDeletionContentFailure = {
+      reason: "ContentDeletionFailed",
+      message: `Failed to delete all resource types, ${errors.length} remaining: ${errors.join(", ")}`,
+    };
   }
   if (pass.remaining.size > 0) {
-    out.NamespaceContentRemaining = { reason: "SomeResourcesRemain", message: `Some resources are remaining: ${tally(pass.remaining, " has ", " resource instances")}` };
+    out.NamespaceContentRemaining = {
+      reason: "SomeResourcesRemain",
+      message: `Some resources are remaining: ${tally(pass.remaining, " has ", " resource instances")}`,
+    };
   }
   if (pass.finalizers.size > 0) {
     out.NamespaceFinalizersRemaining = {

@@ -45,11 +45,19 @@ export abstract class QueueController implements Controller {
    * through; for `watch`. Returns the shared informer (for `sync` to read from) and the function
    * that unregisters the handlers.
    */
-  protected follow(ctx: ControllerContext, ref: ResourceRef, options: { when?: (object: APIObject) => boolean; deletes?: boolean } = {}): { informer: Informer; unregister: () => void } {
+  protected follow(
+    ctx: ControllerContext,
+    ref: ResourceRef,
+    options: { when?: (object: APIObject) => boolean; deletes?: boolean } = {},
+  ): { informer: Informer; unregister: () => void } {
     const enqueue = (object: APIObject): void => {
       if (!options.when || options.when(object)) this.queue.add(objectKey(object));
     };
-    const unregister = ctx.informers.addEventHandler(ref, { onAdd: enqueue, onUpdate: (_old, object) => enqueue(object), ...(options.deletes ? { onDelete: enqueue } : {}) });
+    const unregister = ctx.informers.addEventHandler(ref, {
+      onAdd: enqueue,
+      onUpdate: (_old, object) => enqueue(object),
+      ...(options.deletes ? { onDelete: enqueue } : {}),
+    });
     return { informer: ctx.informers.informerFor(ref), unregister };
   }
 

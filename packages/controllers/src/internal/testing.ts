@@ -69,7 +69,10 @@ export function jsonResponse(status: number, body: unknown): TransportResponse {
  * passes it on with `next` (and may rewrite the answer): a server whose discovery fails or
  * lists other verbs.
  */
-export function interceptTransport(inner: Transport, intercept: (request: TransportRequest, next: () => Promise<TransportResponse>) => Promise<TransportResponse>): Transport {
+export function interceptTransport(
+  inner: Transport,
+  intercept: (request: TransportRequest, next: () => Promise<TransportResponse>) => Promise<TransportResponse>,
+): Transport {
   return { request: (request) => intercept(request, () => inner.request(request)) };
 }
 

@@ -100,7 +100,10 @@ function slowItemElement(type: TypeNode, item: unknown, index: number, strict: r
       if (strict) {
         for (const k of type.keys) {
           if (item[k] === undefined && type.keyDefaults.get(k) === undefined) {
-            throw typedPatchError([...strict, indexElement(index)], `associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`);
+            throw typedPatchError(
+              [...strict, indexElement(index)],
+              `associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`,
+            );
           }
         }
         const fast = keyOf(type, item);
@@ -114,7 +117,10 @@ function slowItemElement(type: TypeNode, item: unknown, index: number, strict: r
           key[k] = v;
           found++;
         } else if (strict) {
-          throw typedPatchError([...strict, indexElement(index)], `associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`);
+          throw typedPatchError(
+            [...strict, indexElement(index)],
+            `associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`,
+          );
         }
       }
       if (found > 0) return keyElement(key);
@@ -239,13 +245,7 @@ function compareValue(lhs: unknown, rhs: unknown, type: TypeNode, pe: PathElemen
   if (lhs === rhs) return;
   const t = resolveType(type, rhs !== undefined ? rhs : lhs);
   const tl = lhs === undefined ? t : resolveType(type, lhs);
-  const leaf =
-    t.atomic ||
-    tl.kind !== t.kind ||
-    tl.atomic ||
-    (isEmptyContainer(lhs) && isEmptyContainer(rhs)) ||
-    lhs === null ||
-    rhs === null;
+  const leaf = t.atomic || tl.kind !== t.kind || tl.atomic || (isEmptyContainer(lhs) && isEmptyContainer(rhs)) || lhs === null || rhs === null;
   if (leaf) {
     if (lhs === undefined) out.added.addMember(pe);
     else if (rhs === undefined) out.removed.addMember(pe);

@@ -89,7 +89,9 @@ describe("transportFromConfig", () => {
 
   it("connects through an http:// proxy-url with an HTTP CONNECT tunnel, TLS end to end", async () => {
     const before = proxy.connects.length;
-    const res = await get(configOf(`{server: "${url}", certificate-authority: ca.crt, proxy-url: "${proxy.url}"}`, "{client-certificate: alice.crt, client-key: alice.key}"));
+    const res = await get(
+      configOf(`{server: "${url}", certificate-authority: ca.crt, proxy-url: "${proxy.url}"}`, "{client-certificate: alice.crt, client-key: alice.key}"),
+    );
     expect(res.status).toBe(200);
     expect(proxy.connects.slice(before)).toEqual([new URL(url).host]);
   });
@@ -98,9 +100,12 @@ describe("transportFromConfig", () => {
     seen.length = 0;
     let current = alice;
     const source: CredentialSource = { credentials: () => Promise.resolve({ clientCertificate: { certificate: current.cert, key: current.key } }) };
-    const { transport, close } = await transportFromConfig(configOf(`{server: "${url}", certificate-authority: ca.crt}`, "{exec: {command: x, apiVersion: v}}"), {
-      credentialSourceFor: () => source,
-    });
+    const { transport, close } = await transportFromConfig(
+      configOf(`{server: "${url}", certificate-authority: ca.crt}`, "{exec: {command: x, apiVersion: v}}"),
+      {
+        credentialSourceFor: () => source,
+      },
+    );
     try {
       await (await transport.request({ method: "GET", path: "/" })).text();
       current = bob;
@@ -122,7 +127,9 @@ describe("transportFromConfig", () => {
 
   it("refuses an auth-provider other than oidc, naming the user and the file", async () => {
     const file = join(dir, "config");
-    await expect(transportFromConfig(configOf(`{server: "${url}"}`, "{auth-provider: {name: gcp}}"))).rejects.toThrow(`user "u" in ${file}: auth-provider "gcp" is not supported (only "oidc" is)`);
+    await expect(transportFromConfig(configOf(`{server: "${url}"}`, "{auth-provider: {name: gcp}}"))).rejects.toThrow(
+      `user "u" in ${file}: auth-provider "gcp" is not supported (only "oidc" is)`,
+    );
   });
 
   it("refuses a CA or key file that is missing, naming the file and the entry pointing at it", async () => {
@@ -136,6 +143,8 @@ describe("transportFromConfig", () => {
   });
 
   it("refuses a proxy that is not http://", async () => {
-    await expect(transportFromConfig(configOf(`{server: "${url}", proxy-url: "socks5://p:1080"}`, "{token: t}"))).rejects.toThrow("only http:// proxies are supported");
+    await expect(transportFromConfig(configOf(`{server: "${url}", proxy-url: "socks5://p:1080"}`, "{token: t}"))).rejects.toThrow(
+      "only http:// proxies are supported",
+    );
   });
 });

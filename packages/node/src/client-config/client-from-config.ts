@@ -82,7 +82,8 @@ export async function transportFromConfig(resolved: ResolvedClientConfig, option
   if (cluster.insecureSkipTLSVerify) tls.insecureSkipTLSVerify = true;
   if (cluster.tlsServerName !== undefined) tls.servername = cluster.tlsServerName;
   if (cluster.proxyURL !== undefined) {
-    if (new URL(cluster.proxyURL).protocol !== "http:") throw new ClientConfigError(clusterAt, `proxy-url ${cluster.proxyURL}: only http:// proxies are supported`);
+    if (new URL(cluster.proxyURL).protocol !== "http:")
+      throw new ClientConfigError(clusterAt, `proxy-url ${cluster.proxyURL}: only http:// proxies are supported`);
     tls.proxy = cluster.proxyURL;
   }
   const base = { ...tls };
@@ -90,7 +91,8 @@ export async function transportFromConfig(resolved: ResolvedClientConfig, option
     base.cert = await readPEM(user.clientCertificate.certificate, userAt, "client-certificate");
     base.key = await readPEM(user.clientCertificate.key, userAt, "client-key");
   }
-  const credentials = options.credentialSourceFor?.(user, cluster, context) ?? defaultSource(resolved, userAt, { ...options, ...(tls.ca === undefined ? {} : { ca: tls.ca }) });
+  const credentials =
+    options.credentialSourceFor?.(user, cluster, context) ?? defaultSource(resolved, userAt, { ...options, ...(tls.ca === undefined ? {} : { ca: tls.ca }) });
 
   const baseFetch = httpsFetch(base);
   const byCertificate = new Map<string, HTTPSFetch>();

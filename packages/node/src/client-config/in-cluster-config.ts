@@ -28,11 +28,17 @@ export interface InClusterConfigOptions {
  */
 export async function inClusterConfig(options: InClusterConfigOptions = {}): Promise<ResolvedClientConfig> {
   const env = options.env ?? process.env;
-  const prefix = env["KUBERNETES_SERVICE_HOST"] && env["KUBERNETES_SERVICE_PORT"] ? "KUBERNETES" : env["ORCH_SERVICE_HOST"] && env["ORCH_SERVICE_PORT"] ? "ORCH" : undefined;
-  if (prefix === undefined) throw new ClientConfigError({}, "not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT (or ORCH_SERVICE_HOST and ORCH_SERVICE_PORT) are not set");
+  const prefix =
+    env["KUBERNETES_SERVICE_HOST"] && env["KUBERNETES_SERVICE_PORT"] ? "KUBERNETES" : env["ORCH_SERVICE_HOST"] && env["ORCH_SERVICE_PORT"] ? "ORCH" : undefined;
+  if (prefix === undefined)
+    throw new ClientConfigError(
+      {},
+      "not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT (or ORCH_SERVICE_HOST and ORCH_SERVICE_PORT) are not set",
+    );
   const host = env[`${prefix}_SERVICE_HOST`]!;
   const port = env[`${prefix}_SERVICE_PORT`]!;
-  const candidates = options.directory !== undefined ? [options.directory] : prefix === "ORCH" ? [...serviceAccountDirectories].reverse() : serviceAccountDirectories;
+  const candidates =
+    options.directory !== undefined ? [options.directory] : prefix === "ORCH" ? [...serviceAccountDirectories].reverse() : serviceAccountDirectories;
   let directory: string | undefined;
   for (const candidate of candidates) {
     if (await exists(join(candidate, "token"))) {
@@ -40,7 +46,8 @@ export async function inClusterConfig(options: InClusterConfigOptions = {}): Pro
       break;
     }
   }
-  if (directory === undefined) throw new ClientConfigError({ file: candidates.map((d) => join(d, "token")).join(", ") }, "not running in a cluster: no service account token file exists");
+  if (directory === undefined)
+    throw new ClientConfigError({ file: candidates.map((d) => join(d, "token")).join(", ") }, "not running in a cluster: no service account token file exists");
   const ca = join(directory, "ca.crt");
   const namespace = (await readFile(join(directory, "namespace"), "utf8").catch(() => "")).trim();
   const source = directory;

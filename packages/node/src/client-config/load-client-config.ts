@@ -6,14 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, resolve as resolvePath } from "node:path";
-import {
-  ClientConfigError,
-  mergeClientConfigs,
-  parseClientConfig,
-  resolveClientConfig,
-  type ClientConfig,
-  type ResolvedClientConfig,
-} from "@orch/client";
+import { ClientConfigError, mergeClientConfigs, parseClientConfig, resolveClientConfig, type ClientConfig, type ResolvedClientConfig } from "@orch/client";
 
 /** Options of {@link loadClientConfig}. */
 export interface LoadClientConfigOptions {
@@ -79,7 +72,8 @@ export async function loadClientConfig(options: LoadClientConfigOptions = {}): P
     }
     parsed.push(parseClientConfig(text, path, { directory: dirname(path) }));
   }
-  if (parsed.length === 0) throw new ClientConfigError({ file: paths.map((p) => p.path).join(", ") }, "no configuration file exists (set --kubeconfig or KUBECONFIG)");
+  if (parsed.length === 0)
+    throw new ClientConfigError({ file: paths.map((p) => p.path).join(", ") }, "no configuration file exists (set --kubeconfig or KUBECONFIG)");
   const config = mergeClientConfigs(parsed);
   const resolved = resolveClientConfig(config, options.context === undefined ? {} : { context: options.context });
   return { files: [...config.files], config, resolved };

@@ -101,12 +101,17 @@ describe("execCredentialSource runs the plugin", () => {
 
   it("looks a bare command up on PATH", async () => {
     await script("path-bin/orch-test-plugin", `printf '{"apiVersion":"${v1}","kind":"ExecCredential","status":{"token":"from-path"}}'`);
-    const creds = await source(config("orch-test-plugin"), { env: { ...process.env, PATH: `${join(dir, "path-bin")}:${process.env["PATH"] ?? ""}` } }).credentials();
+    const creds = await source(config("orch-test-plugin"), {
+      env: { ...process.env, PATH: `${join(dir, "path-bin")}:${process.env["PATH"] ?? ""}` },
+    }).credentials();
     expect(creds).toEqual({ token: "from-path" });
   });
 
   it("returns a client certificate and key", async () => {
-    const path = await script("plugin", `printf '{"apiVersion":"${v1}","kind":"ExecCredential","status":{"clientCertificateData":"CERT","clientKeyData":"KEY"}}'`);
+    const path = await script(
+      "plugin",
+      `printf '{"apiVersion":"${v1}","kind":"ExecCredential","status":{"clientCertificateData":"CERT","clientKeyData":"KEY"}}'`,
+    );
     expect(await source(config(path)).credentials()).toEqual({ clientCertificate: { certificate: "CERT", key: "KEY" } });
   });
 });
@@ -146,7 +151,12 @@ describe("execCredentialSource caches", () => {
   });
 
   it("does not cache a failure: the next call runs the plugin again", async () => {
-    const path = await script("plugin", [`echo run >> "${dir}/runs"`, `[ -f "${dir}/ok" ] || exit 3`, `printf '{"apiVersion":"${v1}","kind":"ExecCredential","status":{"token":"late"}}'`].join("\n"));
+    const path = await script(
+      "plugin",
+      [`echo run >> "${dir}/runs"`, `[ -f "${dir}/ok" ] || exit 3`, `printf '{"apiVersion":"${v1}","kind":"ExecCredential","status":{"token":"late"}}'`].join(
+        "\n",
+      ),
+    );
     const s = source(config(path));
     await expect(s.credentials()).rejects.toThrow(/exit code 3/);
     await writeFile(join(dir, "ok"), "");
@@ -196,7 +206,9 @@ describe("execCredentialSource's errors name the file, the user entry and the ca
   const prefix = () => `getting credentials for user "alice" in ${join(dir, "kubeconfig")}: exec plugin: `;
 
   it("a missing executable, with the install hint", async () => {
-    const error = await source(config(join(dir, "nowhere"), { installHint: "Install it with: apt install orch-login" })).credentials().catch((e: unknown) => e);
+    const error = await source(config(join(dir, "nowhere"), { installHint: "Install it with: apt install orch-login" }))
+      .credentials()
+      .catch((e: unknown) => e);
     expect((error as Error).message).toBe(`${prefix()}executable ${join(dir, "nowhere")} not found\n\nInstall it with: apt install orch-login`);
   });
 
@@ -236,6 +248,8 @@ describe("execCredentialSource's errors name the file, the user entry and the ca
 
   it("an unsupported apiVersion, without the file when none is known", async () => {
     const s = execCredentialSource({ exec: config("plugin", { apiVersion: "client.authentication.k8s.io/v1" }), userName: "bob", stdin: undefined });
-    await expect(s.credentials()).rejects.toThrow(/^getting credentials for user "bob": exec plugin: apiVersion "client\.authentication\.k8s\.io\/v1" is not supported/);
+    await expect(s.credentials()).rejects.toThrow(
+      /^getting credentials for user "bob": exec plugin: apiVersion "client\.authentication\.k8s\.io\/v1" is not supported/,
+    );
   });
 });

@@ -223,13 +223,17 @@ describe("oidcCredentialSource's errors name the file, the user entry and the ca
   it("a refresh answer without an id_token", async () => {
     behaviour.noIdToken = true;
     const { s, persisted } = source(baseConfig());
-    await expect(s.credentials()).rejects.toThrow(new RegExp(`^${prefix().replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}the token endpoint .* answered the refresh without an id_token`));
+    await expect(s.credentials()).rejects.toThrow(
+      new RegExp(`^${prefix().replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}the token endpoint .* answered the refresh without an id_token`),
+    );
     expect(persisted).toEqual([]);
   });
 
   it("a refused refresh token, quoting the issuer", async () => {
     const { s } = source(baseConfig({ "refresh-token": "revoked" }));
-    await expect(s.credentials()).rejects.toThrow(/oidc auth provider: failed to refresh token: the token endpoint .* answered HTTP 400 "{\\"error\\":\\"invalid_grant\\"}"/);
+    await expect(s.credentials()).rejects.toThrow(
+      /oidc auth provider: failed to refresh token: the token endpoint .* answered HTTP 400 "{\\"error\\":\\"invalid_grant\\"}"/,
+    );
   });
 
   it("a failed persist: the new token is not used and the next call refreshes again", async () => {
@@ -255,6 +259,8 @@ describe("oidcCredentialSource's errors name the file, the user entry and the ca
 
   it("an issuer whose certificate is not trusted", async () => {
     const { "idp-certificate-authority-data": _, ...config } = baseConfig();
-    await expect(source(config).s.credentials()).rejects.toThrow(new RegExp(`oidc auth provider: cannot reach ${issuerURL}/\\.well-known/openid-configuration: `));
+    await expect(source(config).s.credentials()).rejects.toThrow(
+      new RegExp(`oidc auth provider: cannot reach ${issuerURL}/\\.well-known/openid-configuration: `),
+    );
   });
 });

@@ -106,7 +106,8 @@ export function oidcCredentialSource(options: OIDCCredentialSourceOptions): Cred
   /** The way of sending the client credentials the token endpoint took (oauth2's auth style cache). */
   let clientAuth: "header" | "form" | undefined;
 
-  const fail = (cause: string, error?: unknown): Error => credentialError(subject, `oidc auth provider: ${cause}`, error === undefined ? undefined : { cause: error });
+  const fail = (cause: string, error?: unknown): Error =>
+    credentialError(subject, `oidc auth provider: ${cause}`, error === undefined ? undefined : { cause: error });
 
   async function httpClient(): Promise<HTTPClient> {
     if (client) return client;

@@ -21,7 +21,14 @@ export function openTunnel(proxy: URL, host: string, port: number, done: (error:
   if (proxy.username !== "" || proxy.password !== "") {
     headers["proxy-authorization"] = `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString("base64")}`;
   }
-  const req = httpRequest({ host: proxy.hostname.replace(/^\[|\]$/g, ""), port: proxy.port === "" ? 80 : Number(proxy.port), method: "CONNECT", path: authority, headers, agent: false });
+  const req = httpRequest({
+    host: proxy.hostname.replace(/^\[|\]$/g, ""),
+    port: proxy.port === "" ? 80 : Number(proxy.port),
+    method: "CONNECT",
+    path: authority,
+    headers,
+    agent: false,
+  });
   req.once("connect", (res, socket, head) => {
     if (res.statusCode !== 200) {
       socket.destroy();

@@ -5,10 +5,7 @@
 import type { IncomingMessage } from "node:http";
 
 /** What reading a body came to. */
-export type BodyResult =
-  | { kind: "ok"; body: Uint8Array | undefined }
-  | { kind: "tooLarge" }
-  | { kind: "aborted" };
+export type BodyResult = { kind: "ok"; body: Uint8Array | undefined } | { kind: "tooLarge" } | { kind: "aborted" };
 
 /**
  * Reads the whole body of `req`, or stops as soon as it is known to exceed `limit` bytes: at

@@ -18,7 +18,6 @@ import { checkBase64, decodeBase64 } from "./base64.js";
 import { list, record, strings } from "./rules.js";
 export { list, strings } from "./rules.js";
 
-
 /** The object at `object[key]`, created (as `{}`) when absent, so defaults can be written into it. */
 export function ensureRecord(object: Record<string, unknown>, key: string): Record<string, unknown> {
   const existing = record(object[key]);

@@ -39,7 +39,6 @@ export type WebhookAPIVersion = "v1" | "v1beta1";
 /** Which of the two webhook kinds. */
 export type WebhookKind = "Mutating" | "Validating";
 
-
 const labelSelectorRequirementSchema = named(
   z
     .object({
@@ -54,15 +53,16 @@ const labelSelectorRequirementSchema = named(
 /** `metav1.LabelSelector`, atomic as a struct, as the reference marks it. */
 export const webhookLabelSelectorSchema = named(
   structType(
-  z
-    .object({
-      matchExpressions: listType(z.array(labelSelectorRequirementSchema), "atomic")
-        .optional()
-        .describe("matchExpressions is a list of label selector requirements. The requirements are ANDed."),
-      matchLabels: stringMap().optional().describe("matchLabels is a map of {key,value} pairs."),
-    })
-    .meta({ description: "A label selector is a label query over a set of resources." }),
-  "atomic"),
+    z
+      .object({
+        matchExpressions: listType(z.array(labelSelectorRequirementSchema), "atomic")
+          .optional()
+          .describe("matchExpressions is a list of label selector requirements. The requirements are ANDed."),
+        matchLabels: stringMap().optional().describe("matchLabels is a map of {key,value} pairs."),
+      })
+      .meta({ description: "A label selector is a label query over a set of resources." }),
+    "atomic",
+  ),
   "apimachinery.pkg.apis.meta.v1.LabelSelector",
 );
 
@@ -74,7 +74,9 @@ function schemasOf(version: WebhookAPIVersion) {
         name: z.string().optional().describe("`name` is the name of the service. Required"),
         namespace: z.string().optional().describe("`namespace` is the namespace of the service. Required"),
         path: z.string().optional().describe("`path` is an optional URL path which will be sent in any request to this service."),
-        port: int32().optional().describe("If specified, the port on the service that hosting webhook. Default to 443. `port` should be a valid port number (1-65535, inclusive)."),
+        port: int32()
+          .optional()
+          .describe("If specified, the port on the service that hosting webhook. Default to 443. `port` should be a valid port number (1-65535, inclusive)."),
       })
       .meta({ description: "ServiceReference holds a reference to Service.legacy.k8s.io", required: ["namespace", "name"] }),
     `${prefix}.ServiceReference`,
@@ -94,7 +96,9 @@ function schemasOf(version: WebhookAPIVersion) {
       .object({
         apiGroups: atomicStrings().optional().describe("APIGroups is the API groups the resources belong to. '*' is all groups."),
         apiVersions: atomicStrings().optional().describe("APIVersions is the API versions the resources belong to. '*' is all versions."),
-        operations: atomicStrings().optional().describe("Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations."),
+        operations: atomicStrings()
+          .optional()
+          .describe("Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations."),
         resources: atomicStrings().optional().describe("Resources is a list of resources this rule applies to ('pods', 'pods/status', '*', '*/scale')."),
         scope: z.string().optional().describe('scope specifies the scope of this rule: "Cluster", "Namespaced" or "*" (the default).'),
       })
@@ -107,7 +111,10 @@ function schemasOf(version: WebhookAPIVersion) {
         expression: z.string().optional().describe("Expression represents the expression which will be evaluated by CEL. Must evaluate to bool."),
         name: z.string().optional().describe("Name is an identifier for this match condition, used for strategic merging of MatchConditions."),
       })
-      .meta({ description: "MatchCondition represents a condition which must by fulfilled for a request to be sent to a webhook.", required: ["name", "expression"] }),
+      .meta({
+        description: "MatchCondition represents a condition which must by fulfilled for a request to be sent to a webhook.",
+        required: ["name", "expression"],
+      }),
     `${prefix}.MatchCondition`,
   );
   return { clientConfig, rule, matchCondition };
@@ -129,25 +136,33 @@ function webhookShape(version: WebhookAPIVersion, kind: WebhookKind) {
     failurePolicy: z
       .string()
       .optional()
-      .describe(`FailurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to ${version === "v1" ? "Fail" : "Ignore"}.`),
+      .describe(
+        `FailurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to ${version === "v1" ? "Fail" : "Ignore"}.`,
+      ),
     matchPolicy: z
       .string()
       .optional()
-      .describe(`matchPolicy defines how the "rules" list is used to match incoming requests: "Exact" or "Equivalent". Defaults to "${version === "v1" ? "Equivalent" : "Exact"}".`),
+      .describe(
+        `matchPolicy defines how the "rules" list is used to match incoming requests: "Exact" or "Equivalent". Defaults to "${version === "v1" ? "Equivalent" : "Exact"}".`,
+      ),
     name: z.string().optional().describe('The name of the admission webhook, fully qualified ("imagepolicy.example.com"). Required.'),
-    namespaceSelector: webhookLabelSelectorSchema.optional().describe("NamespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector."),
-    objectSelector: webhookLabelSelectorSchema.optional().describe("ObjectSelector decides whether to run the webhook based on if the object has matching labels."),
+    namespaceSelector: webhookLabelSelectorSchema
+      .optional()
+      .describe("NamespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector."),
+    objectSelector: webhookLabelSelectorSchema
+      .optional()
+      .describe("ObjectSelector decides whether to run the webhook based on if the object has matching labels."),
     ...(kind === "Mutating"
       ? {
           reinvocationPolicy: z
             .string()
             .optional()
-            .describe('reinvocationPolicy indicates whether this webhook should be called multiple times as part of a single admission evaluation: "Never" (the default) or "IfNeeded".'),
+            .describe(
+              'reinvocationPolicy indicates whether this webhook should be called multiple times as part of a single admission evaluation: "Never" (the default) or "IfNeeded".',
+            ),
         }
       : {}),
-    rules: listType(z.array(s.rule), "atomic")
-      .optional()
-      .describe("Rules describes what operations on what resources/subresources the webhook cares about."),
+    rules: listType(z.array(s.rule), "atomic").optional().describe("Rules describes what operations on what resources/subresources the webhook cares about."),
     sideEffects: z
       .string()
       .optional()
@@ -172,9 +187,10 @@ function webhookShape(version: WebhookAPIVersion, kind: WebhookKind) {
 /** The schema of one webhook of `kind` in `version`. */
 export function webhookSchema(version: WebhookAPIVersion, kind: WebhookKind) {
   return named(
-    z
-      .object(webhookShape(version, kind))
-      .meta({ description: `${kind}Webhook describes an admission webhook and the resources and operations it applies to.`, required: ["name", "clientConfig"] }),
+    z.object(webhookShape(version, kind)).meta({
+      description: `${kind}Webhook describes an admission webhook and the resources and operations it applies to.`,
+      required: ["name", "clientConfig"],
+    }),
     `api.admissionregistration.${version}.${kind}Webhook`,
   );
 }
@@ -396,10 +412,12 @@ export function validateRule(rule: Record<string, unknown>, path: FieldPath): Fi
   });
   const groups = strings(rule["apiGroups"]);
   if (groups.length === 0) errors.push(requiredField(path.child("apiGroups")));
-  if (groups.length > 1 && groups.includes("*")) errors.push(invalidField(path.child("apiGroups"), groups, "if '*' is present, must not specify other API groups"));
+  if (groups.length > 1 && groups.includes("*"))
+    errors.push(invalidField(path.child("apiGroups"), groups, "if '*' is present, must not specify other API groups"));
   const versions = strings(rule["apiVersions"]);
   if (versions.length === 0) errors.push(requiredField(path.child("apiVersions")));
-  if (versions.length > 1 && versions.includes("*")) errors.push(invalidField(path.child("apiVersions"), versions, "if '*' is present, must not specify other API versions"));
+  if (versions.length > 1 && versions.includes("*"))
+    errors.push(invalidField(path.child("apiVersions"), versions, "if '*' is present, must not specify other API versions"));
   versions.forEach((v, i) => {
     if (v === "") errors.push(requiredField(path.child("apiVersions").index(i)));
   });
@@ -507,7 +525,13 @@ export function validateWebhookConfiguration(object: APIObject, kind: WebhookKin
     const hook = record(item) ?? {};
     const at = base.index(i);
     errors.push(...validateWebhook(hook, kind, opts, at));
-    errors.push(...validateAdmissionReviewVersions(strings(hook["admissionReviewVersions"]), opts.requireRecognizedAdmissionReviewVersion, at.child("admissionReviewVersions")));
+    errors.push(
+      ...validateAdmissionReviewVersions(
+        strings(hook["admissionReviewVersions"]),
+        opts.requireRecognizedAdmissionReviewVersion,
+        at.child("admissionReviewVersions"),
+      ),
+    );
     const name = hook["name"];
     if (opts.requireUniqueWebhookNames && typeof name === "string" && name !== "") {
       if (names.has(name)) errors.push(duplicateField(at.child("name"), name));

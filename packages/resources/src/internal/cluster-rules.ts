@@ -5,12 +5,21 @@
  * numeric rules with the reference's messages.
  * @module
  */
-import { FieldPath, duplicateField, invalidField, listType, notSupportedField, patchStrategy, requiredField, type APIObject, type FieldError } from "@orch/meta";
+import {
+  FieldPath,
+  duplicateField,
+  invalidField,
+  listType,
+  notSupportedField,
+  patchStrategy,
+  requiredField,
+  type APIObject,
+  type FieldError,
+} from "@orch/meta";
 import { z } from "zod";
 import { named, quantity, time } from "../schema/fields.js";
 export { quantity };
 import { record, str } from "./rules.js";
-
 
 /** The status of a condition: `True`, `False` or `Unknown`. */
 export const conditionStatuses = ["True", "False", "Unknown"] as const;
@@ -119,7 +128,9 @@ export function flowControlStatusSchemas(kind: string, text: FlowControlStatusDe
   const status = named(
     z
       .object({
-        conditions: patchStrategy(listType(z.array(condition), "map", ["type"]), "merge", "type").optional().describe(text.conditions),
+        conditions: patchStrategy(listType(z.array(condition), "map", ["type"]), "merge", "type")
+          .optional()
+          .describe(text.conditions),
       })
       .meta({ description: text.status }),
     `api.flowcontrol.v1beta2.${kind}Status`,

@@ -3,7 +3,15 @@
  * kinds, immutability, and small readers of untyped objects.
  * @module
  */
-import { utf8ByteLength as utf8Length, extensionPrefix, forbiddenField, invalidField, validateQualifiedName, type FieldError, type FieldPath } from "@orch/meta";
+import {
+  utf8ByteLength as utf8Length,
+  extensionPrefix,
+  forbiddenField,
+  invalidField,
+  validateQualifiedName,
+  type FieldError,
+  type FieldPath,
+} from "@orch/meta";
 
 /** The most bytes `data` plus `binaryData` of a ConfigMap, or `data` of a Secret, may hold. */
 export const maxDataBytes = 1024 * 1024;

@@ -6,7 +6,14 @@ import { sparseObjectParse } from "./sparse-objects.js";
 // Two instances of one schema: zod's own parse, and the sparse one.
 function schema() {
   const item = z.object({ name: z.string(), port: z.int32().optional(), protocol: z.enum(["TCP", "UDP"]).optional(), extra: z.string().optional() });
-  const inner = z.object({ a: z.string().optional(), b: z.number().optional(), c: z.boolean().optional(), d: z.string().optional(), e: z.string().optional(), f: z.string().optional() });
+  const inner = z.object({
+    a: z.string().optional(),
+    b: z.number().optional(),
+    c: z.boolean().optional(),
+    d: z.string().optional(),
+    e: z.string().optional(),
+    f: z.string().optional(),
+  });
   return z.object({
     kind: z.string().optional(),
     name: z.string(),
@@ -22,7 +29,8 @@ function schema() {
 }
 
 const value = fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.boolean(), fc.constant(null), fc.constantFrom("TCP", "UDP"));
-const object = (keys: string[]) => fc.dictionary(fc.constantFrom(...keys), fc.oneof(value, fc.dictionary(fc.constantFrom("a", "b", "c", "zz"), value, { maxKeys: 3 })), { maxKeys: 5 });
+const object = (keys: string[]) =>
+  fc.dictionary(fc.constantFrom(...keys), fc.oneof(value, fc.dictionary(fc.constantFrom("a", "b", "c", "zz"), value, { maxKeys: 3 })), { maxKeys: 5 });
 const body = fc.record(
   {
     kind: value,

@@ -29,10 +29,6 @@ export { quantity, quantityOf };
 import { jsonEqual, record, records, str, strings } from "./rules.js";
 export { records, strings } from "./rules.js";
 
-
-
-
-
 /** `SecretReference` (atomic): `name` and `namespace` of a secret. */
 export function secretReference(): z.ZodType {
   return structType(
@@ -45,7 +41,6 @@ export function secretReference(): z.ZodType {
     "atomic",
   );
 }
-
 
 const nodeSelectorRequirement = z
   .object({
@@ -71,7 +66,10 @@ export function nodeSelector(): z.ZodType {
       .object({
         nodeSelectorTerms: listType(z.array(term), "atomic").optional().describe("Required. A list of node selector terms. The terms are ORed."),
       })
-      .meta({ description: "A node selector represents the union of the results of one or more label queries over a set of nodes.", required: ["nodeSelectorTerms"] }),
+      .meta({
+        description: "A node selector represents the union of the results of one or more label queries over a set of nodes.",
+        required: ["nodeSelectorTerms"],
+      }),
     "atomic",
   );
 }
@@ -137,7 +135,6 @@ export const notPositiveMessage = "must be greater than zero";
 export const negativeMessage = "must be greater than or equal to 0";
 /** The reference's `field is immutable`. */
 export const immutableMessage = "field is immutable";
-
 
 /**
  * The access-mode rules of a volume or claim spec at `path` (`spec.accessModes`): at least one

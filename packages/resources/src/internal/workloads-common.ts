@@ -4,16 +4,7 @@
  * tolerations and taints, port numbers and names, file modes and relative paths.
  * @module
  */
-import {
-  FieldPath,
-  invalidField,
-  notSupportedField,
-  requiredField,
-  structType,
-  validateLabelValue,
-  validateQualifiedName,
-  type FieldError,
-} from "@orch/meta";
+import { FieldPath, invalidField, notSupportedField, requiredField, structType, validateLabelValue, validateQualifiedName, type FieldError } from "@orch/meta";
 import { z } from "zod";
 import { quantity, quantityOf } from "../schema/fields.js";
 export { resourceList } from "../schema/fields.js";
@@ -26,14 +17,10 @@ export { list } from "./rules.js";
 /** A field path as a {@link FieldPath} or its printed form. */
 export type PathLike = FieldPath | string;
 
-
-
-
 /** An `IntOrString` (a port number or a port name); OpenAPI carries `format: int-or-string`. */
 export function intOrString(): z.ZodType<number | string> {
   return z.union([int32(), z.string()]).meta({ format: "int-or-string" });
 }
-
 
 /** `LocalObjectReference`: the name of an object in the same namespace (atomic as a struct). */
 export const localObjectReferenceSchema = named(
@@ -252,7 +239,6 @@ export function validateNonNegativeQuantity(value: unknown, path: PathLike): Fie
   if (q && q.sign() < 0) return [invalidField(path, q.toString(), "must be greater than or equal to 0")];
   return [];
 }
-
 
 /** The root path of a field of the spec: `spec.<name>`. */
 export function specPath(...names: string[]): FieldPath {

@@ -4,8 +4,7 @@
  * paths and messages.
  * @module
  */
-import type {
-  FieldPath} from "@orch/meta";
+import type { FieldPath } from "@orch/meta";
 import {
   duplicateField,
   forbiddenField,
@@ -108,9 +107,17 @@ export const serviceAccountTokenProjectionSchema = obj(
 /** `VolumeProjection`: exactly one of configMap, secret, downwardAPI, serviceAccountToken. */
 export const volumeProjectionSchema = obj(
   {
-    configMap: obj({ items: items(), name: optionalString("Name of the referent."), optional: optionalBoolean("Whether the ConfigMap or its keys must be defined.") }, "Adapts a ConfigMap into a projected volume.", "ConfigMapProjection").optional(),
+    configMap: obj(
+      { items: items(), name: optionalString("Name of the referent."), optional: optionalBoolean("Whether the ConfigMap or its keys must be defined.") },
+      "Adapts a ConfigMap into a projected volume.",
+      "ConfigMapProjection",
+    ).optional(),
     downwardAPI: obj({ items: downwardItems() }, "Represents downward API info for projecting into a projected volume.", "DownwardAPIProjection").optional(),
-    secret: obj({ items: items(), name: optionalString("Name of the referent."), optional: optionalBoolean("Whether the Secret or its key must be defined.") }, "Adapts a secret into a projected volume.", "SecretProjection").optional(),
+    secret: obj(
+      { items: items(), name: optionalString("Name of the referent."), optional: optionalBoolean("Whether the Secret or its key must be defined.") },
+      "Adapts a secret into a projected volume.",
+      "SecretProjection",
+    ).optional(),
     serviceAccountToken: serviceAccountTokenProjectionSchema.optional(),
   },
   "Projection that may be projected along with other supported volume types.",
@@ -170,7 +177,12 @@ export const volumeSourceNames = [
 
 const sourceShape = {
   awsElasticBlockStore: obj(
-    { fsType: fsType(), partition: int32().optional().describe("The partition to mount (0 for none)."), readOnly: readOnly(), volumeID: optionalString("Unique ID of the EBS volume.") },
+    {
+      fsType: fsType(),
+      partition: int32().optional().describe("The partition to mount (0 for none)."),
+      readOnly: readOnly(),
+      volumeID: optionalString("Unique ID of the EBS volume."),
+    },
     "Represents a Persistent Disk resource in AWS.",
     "AWSElasticBlockStoreVolumeSource",
     ["volumeID"],
@@ -189,7 +201,11 @@ const sourceShape = {
     ["diskName", "diskURI"],
   ),
   azureFile: obj(
-    { readOnly: readOnly(), secretName: optionalString("The name of secret that contains Azure Storage Account Name and Key."), shareName: optionalString("The azure share Name.") },
+    {
+      readOnly: readOnly(),
+      secretName: optionalString("The name of secret that contains Azure Storage Account Name and Key."),
+      shareName: optionalString("The azure share Name."),
+    },
     "AzureFile represents an Azure File Service mount on the host and bind mount to the pod.",
     "AzureFileVolumeSource",
     ["secretName", "shareName"],
@@ -208,7 +224,12 @@ const sourceShape = {
     ["monitors"],
   ),
   cinder: obj(
-    { fsType: optionalString("Filesystem type to mount; ext4 when unspecified."), readOnly: readOnly(), secretRef: secretRef(), volumeID: optionalString("The cinder volume id.") },
+    {
+      fsType: optionalString("Filesystem type to mount; ext4 when unspecified."),
+      readOnly: readOnly(),
+      secretRef: secretRef(),
+      volumeID: optionalString("The cinder volume id."),
+    },
     "Represents a cinder volume resource in Openstack.",
     "CinderVolumeSource",
     ["volumeID"],
@@ -241,7 +262,10 @@ const sourceShape = {
     "DownwardAPIVolumeSource",
   ),
   emptyDir: obj(
-    { medium: optionalString("What type of storage medium should back this directory: \"\" or Memory."), sizeLimit: quantity().optional().describe("Total amount of local storage required.") },
+    {
+      medium: optionalString('What type of storage medium should back this directory: "" or Memory.'),
+      sizeLimit: quantity().optional().describe("Total amount of local storage required."),
+    },
     "Represents an empty directory for a pod.",
     "EmptyDirVolumeSource",
   ),
@@ -298,19 +322,27 @@ const sourceShape = {
     ["pdName"],
   ),
   gitRepo: obj(
-    { directory: optionalString("Target directory name; must not contain or start with '..'."), repository: optionalString("The repository URL."), revision: optionalString("The commit hash.") },
+    {
+      directory: optionalString("Target directory name; must not contain or start with '..'."),
+      repository: optionalString("The repository URL."),
+      revision: optionalString("The commit hash."),
+    },
     "Represents a volume that is populated with the contents of a git repository (deprecated).",
     "GitRepoVolumeSource",
     ["repository"],
   ),
   glusterfs: obj(
-    { endpoints: optionalString("The endpoint name that details Glusterfs topology."), path: optionalString("The Glusterfs volume path."), readOnly: readOnly() },
+    {
+      endpoints: optionalString("The endpoint name that details Glusterfs topology."),
+      path: optionalString("The Glusterfs volume path."),
+      readOnly: readOnly(),
+    },
     "Represents a Glusterfs mount that lasts the lifetime of a pod.",
     "GlusterfsVolumeSource",
     ["endpoints", "path"],
   ),
   hostPath: obj(
-    { path: optionalString("Path of the directory on the host."), type: optionalString("Type for HostPath Volume, defaults to \"\".") },
+    { path: optionalString("Path of the directory on the host."), type: optionalString('Type for HostPath Volume, defaults to "".') },
     "Represents a host path mapped into a pod.",
     "HostPathVolumeSource",
     ["path"],
@@ -339,7 +371,11 @@ const sourceShape = {
     ["targetPortal", "iqn", "lun"],
   ),
   nfs: obj(
-    { path: optionalString("Path that is exported by the NFS server."), readOnly: readOnly(), server: optionalString("Hostname or IP address of the NFS server.") },
+    {
+      path: optionalString("Path that is exported by the NFS server."),
+      readOnly: readOnly(),
+      server: optionalString("Hostname or IP address of the NFS server."),
+    },
     "Represents an NFS mount that lasts the lifetime of a pod.",
     "NFSVolumeSource",
     ["server", "path"],
@@ -691,7 +727,8 @@ const sourceValidators: Record<(typeof volumeSourceNames)[number], SourceValidat
       errors.push(notSupportedField(p.child("medium"), medium, ["", "Memory", "HugePages"]));
     }
     const size = s["sizeLimit"];
-    if (typeof size === "string" && size.startsWith("-")) errors.push(forbiddenField(p.child("sizeLimit"), "SizeLimit field must be a valid resource quantity"));
+    if (typeof size === "string" && size.startsWith("-"))
+      errors.push(forbiddenField(p.child("sizeLimit"), "SizeLimit field must be a valid resource quantity"));
     return errors;
   },
   gitRepo: (s, p) => {
@@ -869,7 +906,8 @@ const sourceValidators: Record<(typeof volumeSourceNames)[number], SourceValidat
     const tp = p.child("volumeClaimTemplate");
     const meta = record(template["metadata"]) ?? {};
     for (const key of Object.keys(meta)) {
-      if (key !== "labels" && key !== "annotations") errors.push(forbiddenField(tp.child("metadata").child(key), "field is not allowed in a volume claim template"));
+      if (key !== "labels" && key !== "annotations")
+        errors.push(forbiddenField(tp.child("metadata").child(key), "field is not allowed in a volume claim template"));
     }
     const spec = record(template["spec"]);
     if (!spec) return [...errors, requiredField(tp.child("spec"))];

@@ -74,8 +74,14 @@ describe("field schemas", () => {
     expect(quantity().parse(1024)).toBe("1024");
     expect(quantity().parse("1Gi")).toBe("1Gi");
     expect(quantity().safeParse(true).error?.issues[0]?.code).toBe("invalid_type");
-    expect(quantity().safeParse("1 Gi").error?.issues[0]).toMatchObject({ code: "custom", message: expect.stringContaining("quantities must match the regular expression") });
-    expect(z.toJSONSchema(quantity(), { io: "input", target: "openapi-3.0" })).toEqual({ anyOf: [{ type: "string" }, { type: "number" }], format: "int-or-string" });
+    expect(quantity().safeParse("1 Gi").error?.issues[0]).toMatchObject({
+      code: "custom",
+      message: expect.stringContaining("quantities must match the regular expression"),
+    });
+    expect(z.toJSONSchema(quantity(), { io: "input", target: "openapi-3.0" })).toEqual({
+      anyOf: [{ type: "string" }, { type: "number" }],
+      format: "int-or-string",
+    });
     expect(z.toJSONSchema(quantity().describe("x"), { io: "input", target: "openapi-3.0" })).toMatchObject({ format: "int-or-string", description: "x" });
     expect(quantity().optional().parse("2000m")).toBe("2");
   });

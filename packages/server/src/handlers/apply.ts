@@ -44,7 +44,16 @@ export function serverSideApply(call: ResourceCall, opts: WriteOptions): Promise
   const applied = { ...config, metadata: { ...meta, name: info.name, ...(served.namespaced ? { namespace } : {}) } } as JSONObject;
   const applyOpts: WriteOptions = { ...opts, fieldManager: manager, applied: true };
   const run = (live: APIObject | undefined): unknown =>
-    apply({ live: live as JSONObject | undefined, applied, manager, force, apiVersion: served.apiVersion, now: ctx.clock.now(), typeInfo: storedTypeInfo(served), subresource: info.subresource || undefined }).object;
+    apply({
+      live: live as JSONObject | undefined,
+      applied,
+      manager,
+      force,
+      apiVersion: served.apiVersion,
+      now: ctx.clock.now(),
+      typeInfo: storedTypeInfo(served),
+      subresource: info.subresource || undefined,
+    }).object;
   const objects = ctx.objects;
   return objects.guaranteedUpdate(served, namespace, info.name, { dryRun: opts.dryRun, mode: info.subresource ? "update" : "upsert" }, async (current) => {
     if (!current) return { kind: "create", object: await objects.prepareCreate(served, namespace, decodeBody(call, run(undefined), applyOpts), applyOpts) };

@@ -24,7 +24,13 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.shutdown();
 });
 
-async function call(server: APIServer, method: string, path: string, body?: unknown, contentType = "application/json"): Promise<{ status: number; json: Record<string, unknown> }> {
+async function call(
+  server: APIServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = "application/json",
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const text = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
   const res = await server.handle({
     method,

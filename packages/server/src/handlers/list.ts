@@ -30,7 +30,14 @@ export async function list(call: ResourceCall): Promise<APIResponse> {
   if (chunk.continue) metadata.continue = chunk.continue;
   if (chunk.remainingItemCount !== undefined) metadata.remainingItemCount = chunk.remainingItemCount;
   if (call.negotiated.representation === "table") {
-    return call.encode(200, tableOf(call, chunk.entries.map((e) => presentObject(served, wireObject(e))), metadata));
+    return call.encode(
+      200,
+      tableOf(
+        call,
+        chunk.entries.map((e) => presentObject(served, wireObject(e))),
+        metadata,
+      ),
+    );
   }
   const kind = listKind(served);
   const head = `{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(served.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;

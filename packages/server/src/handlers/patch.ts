@@ -35,7 +35,10 @@ export async function patch(call: ResourceCall): Promise<APIResponse> {
     }
     // A patch that sets another resourceVersion than the current one makes it a precondition.
     const pinned = decoded.metadata.resourceVersion !== current.metadata.resourceVersion;
-    return { kind: "update", object: await objects.beforeUpdate(served, objects.prepareWrite(served, info.subresource, decoded, current), current, opts, pinned) };
+    return {
+      kind: "update",
+      object: await objects.beforeUpdate(served, objects.prepareWrite(served, info.subresource, decoded, current), current, opts, pinned),
+    };
   });
   return answerWrite(call, result, opts.warnings);
 }

@@ -45,7 +45,9 @@ describe("withAuthorization", () => {
   });
 
   it("answers 403 worded as the reference for a resource in a namespace, with details", async () => {
-    const status = await refusal(chain([withRequestInfo, withAuthorization(recording(() => false))], ok)(request("GET", "/apis/apps/v1/namespaces/dev/deployments/web")));
+    const status = await refusal(
+      chain([withRequestInfo, withAuthorization(recording(() => false))], ok)(request("GET", "/apis/apps/v1/namespaces/dev/deployments/web")),
+    );
     expect(status).toMatchObject({
       code: 403,
       message: 'deployments.apps "web" is forbidden: User "alice" cannot get resource "deployments" in API group "apps" in the namespace "dev"',
@@ -58,13 +60,21 @@ describe("withAuthorization", () => {
     expect((await refusal(chain([withRequestInfo, withAuthorization(deny)], ok)(request("GET", "/api/v1/nodes")))).message).toBe(
       'nodes is forbidden: User "alice" cannot list resource "nodes" in API group "" at the cluster scope',
     );
-    expect((await refusal(chain([withRequestInfo, withAuthorization(deny)], ok)(request("GET", "/metrics")))).message).toBe('forbidden: User "alice" cannot get path "/metrics"');
+    expect((await refusal(chain([withRequestInfo, withAuthorization(deny)], ok)(request("GET", "/metrics")))).message).toBe(
+      'forbidden: User "alice" cannot get path "/metrics"',
+    );
   });
 
   it("names the object a list or watch selects with fieldSelector=metadata.name, as the reference", async () => {
     const authorizer = recording(() => true);
-    await chain([withRequestInfo, withAuthorization(authorizer)], ok)(request("GET", "/api/v1/namespaces/dev/configmaps?watch=1&fieldSelector=metadata.name%3Dsettings"));
-    await chain([withRequestInfo, withAuthorization(authorizer)], ok)(request("GET", "/api/v1/namespaces/dev/configmaps?fieldSelector=metadata.name!%3Dsettings"));
+    await chain(
+      [withRequestInfo, withAuthorization(authorizer)],
+      ok,
+    )(request("GET", "/api/v1/namespaces/dev/configmaps?watch=1&fieldSelector=metadata.name%3Dsettings"));
+    await chain(
+      [withRequestInfo, withAuthorization(authorizer)],
+      ok,
+    )(request("GET", "/api/v1/namespaces/dev/configmaps?fieldSelector=metadata.name!%3Dsettings"));
     expect(authorizer.asked.map((a) => [a.verb, a.name])).toEqual([
       ["watch", "settings"],
       ["list", ""],
@@ -73,23 +83,36 @@ describe("withAuthorization", () => {
 
   it("serves the health checks without asking (their paths exactly), and asks for everything else", async () => {
     const authorizer = recording(() => false);
-    for (const path of ["/healthz", "/livez", "/readyz"]) expect((await chain([withRequestInfo, withAuthorization(authorizer)], ok)(request("GET", path))).status).toBe(200);
+    for (const path of ["/healthz", "/livez", "/readyz"])
+      expect((await chain([withRequestInfo, withAuthorization(authorizer)], ok)(request("GET", path))).status).toBe(200);
     expect(authorizer.asked).toEqual([]);
     expect((await refusal(chain([withRequestInfo, withAuthorization(authorizer)], ok)(request("GET", "/livez/etcd")))).code).toBe(403);
   });
 
   it("adds the authorizer's reason after a colon", () => {
     const attributes: Attributes = { user: alice, verb: "delete", resourceRequest: true, apiGroup: "", resource: "secrets", namespace: "", name: "" };
-    expect(forbiddenError(attributes, "Everything is forbidden.").message).toBe('secrets is forbidden: User "alice" cannot delete resource "secrets" in API group "" at the cluster scope: Everything is forbidden.');
+    expect(forbiddenError(attributes, "Everything is forbidden.").message).toBe(
+      'secrets is forbidden: User "alice" cannot delete resource "secrets" in API group "" at the cluster scope: Everything is forbidden.',
+    );
   });
 });
 
 describe("withImpersonation", () => {
-  const run = (authorizer: Authorizer, r: ServerRequest) => chain([withRequestInfo, withImpersonation(authorizer, "orch.io")], async (req) => ({ status: 200, headers: new Headers(), body: JSON.stringify({ user: req.user, by: req.impersonator }) }))(r);
+  const run = (authorizer: Authorizer, r: ServerRequest) =>
+    chain([withRequestInfo, withImpersonation(authorizer, "orch.io")], async (req) => ({
+      status: 200,
+      headers: new Headers(),
+      body: JSON.stringify({ user: req.user, by: req.impersonator }),
+    }))(r);
 
   it("acts as the user, groups, extra and uid asked for, after checking each, and removes the headers", async () => {
     const authorizer = recording(() => true);
-    const r = request("GET", "/api/v1/pods", { "Impersonate-User": "bob", "Impersonate-Group": "qa, ops", "Impersonate-Extra-Scopes%2Fread": "a", "Impersonate-Uid": "u-9" });
+    const r = request("GET", "/api/v1/pods", {
+      "Impersonate-User": "bob",
+      "Impersonate-Group": "qa, ops",
+      "Impersonate-Extra-Scopes%2Fread": "a",
+      "Impersonate-Uid": "u-9",
+    });
     const body = JSON.parse(String((await run(authorizer, r)).body)) as { user: unknown; by: unknown };
     expect(body).toEqual({ user: { name: "bob", uid: "u-9", groups: ["qa", "ops", "system:authenticated"], extra: { "scopes/read": ["a"] } }, by: alice });
     expect(authorizer.asked.map((a) => [a.verb, a.apiGroup, a.resource, a.subresource ?? "", a.name])).toEqual([
@@ -104,19 +127,46 @@ describe("withImpersonation", () => {
 
   it("gives an impersonated service account its groups, checked as serviceaccounts in its namespace", async () => {
     const authorizer = recording(() => true);
-    const body = JSON.parse(String((await run(authorizer, request("GET", "/api", { "Impersonate-User": "system:serviceaccount:ci:builder" }))).body)) as { user: unknown };
-    expect(body.user).toEqual({ name: "system:serviceaccount:ci:builder", groups: ["system:serviceaccounts", "system:serviceaccounts:ci", "system:authenticated"] });
+    const body = JSON.parse(String((await run(authorizer, request("GET", "/api", { "Impersonate-User": "system:serviceaccount:ci:builder" }))).body)) as {
+      user: unknown;
+    };
+    expect(body.user).toEqual({
+      name: "system:serviceaccount:ci:builder",
+      groups: ["system:serviceaccounts", "system:serviceaccounts:ci", "system:authenticated"],
+    });
     expect(authorizer.asked[0]).toMatchObject({ verb: "impersonate", resource: "serviceaccounts", namespace: "ci", name: "builder" });
   });
 
   it("refuses with 403 naming the caller and what it may not impersonate", async () => {
-    const status = await refusal(run(recording((a) => a.resource === "users"), request("GET", "/api", { "Impersonate-User": "bob", "Impersonate-Group": "system:masters" })));
-    expect(status).toMatchObject({ code: 403, message: 'groups "system:masters" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope' });
+    const status = await refusal(
+      run(
+        recording((a) => a.resource === "users"),
+        request("GET", "/api", { "Impersonate-User": "bob", "Impersonate-Group": "system:masters" }),
+      ),
+    );
+    expect(status).toMatchObject({
+      code: 403,
+      message: 'groups "system:masters" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope',
+    });
   });
 
   it("refuses groups, extra or uid without a user, and a bad escape, with 400", async () => {
-    for (const headers of [{ "Impersonate-Group": "qa" }, { "Impersonate-Uid": "u" }, { "Impersonate-Extra-x": "y" }, { "Impersonate-User": "bob", "Impersonate-Extra-%zz": "y" }]) {
-      expect((await refusal(run(recording(() => true), request("GET", "/api", headers)))).code).toBe(400);
+    for (const headers of [
+      { "Impersonate-Group": "qa" },
+      { "Impersonate-Uid": "u" },
+      { "Impersonate-Extra-x": "y" },
+      { "Impersonate-User": "bob", "Impersonate-Extra-%zz": "y" },
+    ]) {
+      expect(
+        (
+          await refusal(
+            run(
+              recording(() => true),
+              request("GET", "/api", headers),
+            ),
+          )
+        ).code,
+      ).toBe(400);
     }
   });
 

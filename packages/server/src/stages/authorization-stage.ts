@@ -50,7 +50,8 @@ export function attributesOf(info: RequestInfo, user: UserInfo): Attributes {
 export function forbiddenError(attributes: Attributes, reason: string): StatusError {
   const who = JSON.stringify(attributes.user.name);
   const because = reason ? `: ${reason}` : "";
-  if (!attributes.resourceRequest) return forbidden({ group: "", resource: "" }, "", `User ${who} cannot ${attributes.verb} path ${JSON.stringify(attributes.path ?? "")}${because}`);
+  if (!attributes.resourceRequest)
+    return forbidden({ group: "", resource: "" }, "", `User ${who} cannot ${attributes.verb} path ${JSON.stringify(attributes.path ?? "")}${because}`);
   const resource = attributes.subresource ? `${attributes.resource ?? ""}/${attributes.subresource}` : (attributes.resource ?? "");
   const scope = attributes.namespace ? `in the namespace ${JSON.stringify(attributes.namespace)}` : "at the cluster scope";
   return forbidden(

@@ -50,13 +50,19 @@ function requested(headers: Headers): Impersonation | undefined {
     any = true;
     const key = decodeExtraKey(name.slice(extraPrefix.length));
     if (key === "") throw badRequest("an Impersonate-Extra- header needs a key after the prefix");
-    (extra[key] ??= []).push(...value.split(",").map((v) => v.trim()).filter((v) => v !== ""));
+    (extra[key] ??= []).push(
+      ...value
+        .split(",")
+        .map((v) => v.trim())
+        .filter((v) => v !== ""),
+    );
   });
   const user = headers.get(userHeader);
   const groups = values(headers, groupHeader);
   const uid = headers.get(uidHeader);
   if (user === null) {
-    if (groups.length > 0 || any || uid !== null) throw badRequest("requested Impersonate-Group, Impersonate-Extra or Impersonate-Uid without impersonating a user (Impersonate-User)");
+    if (groups.length > 0 || any || uid !== null)
+      throw badRequest("requested Impersonate-Group, Impersonate-Extra or Impersonate-Uid without impersonating a user (Impersonate-User)");
     return undefined;
   }
   if (user.trim() === "") throw badRequest("Impersonate-User must not be empty");

@@ -32,7 +32,9 @@ describe("chain", () => {
 
 describe("the first stages", () => {
   const run = (request: ServerRequest) =>
-    chain([withErrorResponses, withBodyLimit(4), withRequestInfo], async (r) => ({ status: 200, headers: new Headers(), body: JSON.stringify(r.info) }))(request);
+    chain([withErrorResponses, withBodyLimit(4), withRequestInfo], async (r) => ({ status: 200, headers: new Headers(), body: JSON.stringify(r.info) }))(
+      request,
+    );
 
   it("parses a resource request into group, version, resource, namespace, name and verb", async () => {
     const response = await run({ method: "DELETE", url: "/apis/apps/v1/namespaces/ns/deployments/web?dryRun=All", headers: new Headers() });

@@ -81,7 +81,10 @@ export const scenarios: Scenario[] = [
       { manager: "m1", apply: w({ replicas: 1, paused: true }, { labels: { a: "1", b: "2" } }) },
       { manager: "m1", apply: w({ replicas: 1 }, { labels: { a: "1" } }) },
     ],
-    expect: { object: w({ replicas: 1 }, { labels: { a: "1" } }), managed: { "m1/Apply": { "f:metadata": { "f:labels": { "f:a": {} } }, "f:spec": { "f:replicas": {} } } } },
+    expect: {
+      object: w({ replicas: 1 }, { labels: { a: "1" } }),
+      managed: { "m1/Apply": { "f:metadata": { "f:labels": { "f:a": {} } }, "f:spec": { "f:replicas": {} } } },
+    },
   },
   {
     name: "a field the applier omits now stays when another manager owns it",
@@ -151,7 +154,8 @@ export const scenarios: Scenario[] = [
     ],
     expect: {
       conflicts: [".spec.paused", ".spec.replicas", ".spec.template.image"],
-      message: 'Apply failed with 3 conflicts: conflicts with "ctl" using example.orch.io/v1:\n- .spec.template.image\nconflicts with "m1":\n- .spec.paused\n- .spec.replicas',
+      message:
+        'Apply failed with 3 conflicts: conflicts with "ctl" using example.orch.io/v1:\n- .spec.template.image\nconflicts with "m1":\n- .spec.paused\n- .spec.replicas',
     },
   },
   {
@@ -288,7 +292,10 @@ export const scenarios: Scenario[] = [
       { manager: "m1", apply: w({ tags: ["a"] }) },
       { manager: "m2", apply: w({ tags: ["b"] }), schema: "widget" },
     ],
-    expect: { object: w({ tags: ["a", "b"] }), managed: { "m1/Apply": { "f:spec": { "f:tags": {} } }, "m2/Apply": { "f:spec": { "f:tags": { 'v:"b"': {} } } } } },
+    expect: {
+      object: w({ tags: ["a", "b"] }),
+      managed: { "m1/Apply": { "f:spec": { "f:tags": {} } }, "m2/Apply": { "f:spec": { "f:tags": { 'v:"b"': {} } } } },
+    },
   },
   {
     name: "an object stored without managedFields is owned by before-first-apply",
@@ -296,7 +303,10 @@ export const scenarios: Scenario[] = [
     schema: "widget",
     live: w({ replicas: 1 }),
     steps: [{ manager: "m1", apply: w({ replicas: 2 }) }],
-    expect: { conflicts: [".spec.replicas"], message: 'Apply failed with 1 conflict: conflict with "before-first-apply" using example.orch.io/v1: .spec.replicas' },
+    expect: {
+      conflicts: [".spec.replicas"],
+      message: 'Apply failed with 1 conflict: conflict with "before-first-apply" using example.orch.io/v1: .spec.replicas',
+    },
   },
   {
     name: "given live managedFields, a forced apply takes the field and keeps the rest",
@@ -307,12 +317,22 @@ export const scenarios: Scenario[] = [
       metadata: {
         name: "w",
         managedFields: [
-          { manager: "old", operation: "Update", apiVersion: "example.orch.io/v1", time: "2026-01-01T00:00:00Z", fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:paused": {}, "f:replicas": {} } } },
+          {
+            manager: "old",
+            operation: "Update",
+            apiVersion: "example.orch.io/v1",
+            time: "2026-01-01T00:00:00Z",
+            fieldsType: "FieldsV1",
+            fieldsV1: { "f:spec": { "f:paused": {}, "f:replicas": {} } },
+          },
         ],
       },
     },
     steps: [{ manager: "m1", apply: w({ replicas: 2 }), force: true }],
-    expect: { object: w({ replicas: 2, paused: true }), managed: { "m1/Apply": { "f:spec": { "f:replicas": {} } }, "old/Update": { "f:spec": { "f:paused": {} } } } },
+    expect: {
+      object: w({ replicas: 2, paused: true }),
+      managed: { "m1/Apply": { "f:spec": { "f:replicas": {} } }, "old/Update": { "f:spec": { "f:paused": {} } } },
+    },
   },
   // ---- list, map and struct types
   {
@@ -335,10 +355,23 @@ export const scenarios: Scenario[] = [
     schema: "widget",
     steps: [
       { manager: "m1", apply: w({ items: [{ name: "a", value: "1" }] }) },
-      { manager: "m2", apply: w({ items: [{ name: "b", value: "2" }, { name: "a", weight: 5 }] }) },
+      {
+        manager: "m2",
+        apply: w({
+          items: [
+            { name: "b", value: "2" },
+            { name: "a", weight: 5 },
+          ],
+        }),
+      },
     ],
     expect: {
-      object: w({ items: [{ name: "b", value: "2" }, { name: "a", value: "1", weight: 5 }] }),
+      object: w({
+        items: [
+          { name: "b", value: "2" },
+          { name: "a", value: "1", weight: 5 },
+        ],
+      }),
       managed: {
         "m1/Apply": { "f:spec": { "f:items": { [k("a")]: { ".": {}, "f:name": {}, "f:value": {} } } } },
         "m2/Apply": { "f:spec": { "f:items": { [k("a")]: { ".": {}, "f:name": {}, "f:weight": {} }, [k("b")]: { ".": {}, "f:name": {}, "f:value": {} } } } },
@@ -370,7 +403,17 @@ export const scenarios: Scenario[] = [
     name: "map list with several keys, a missing key taking its default",
     point: "map list",
     schema: "widget",
-    steps: [{ manager: "m1", apply: w({ ports: [{ port: 80, name: "http" }, { port: 80, protocol: "UDP" }] }) }],
+    steps: [
+      {
+        manager: "m1",
+        apply: w({
+          ports: [
+            { port: 80, name: "http" },
+            { port: 80, protocol: "UDP" },
+          ],
+        }),
+      },
+    ],
     expect: {
       managed: {
         "m1/Apply": {
@@ -475,8 +518,29 @@ export const scenarios: Scenario[] = [
     point: "map list",
     schema: "pod",
     steps: [
-      { manager: "user", apply: { apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { containers: [{ name: "app", image: "a:1", env: [{ name: "A", value: "1" }] }], tolerations: [{ key: "k" }] } } },
-      { manager: "injector", apply: { apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { containers: [{ name: "app", env: [{ name: "B", value: "2" }] }, { name: "sidecar", image: "s:1" }] } } },
+      {
+        manager: "user",
+        apply: {
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name: "p" },
+          spec: { containers: [{ name: "app", image: "a:1", env: [{ name: "A", value: "1" }] }], tolerations: [{ key: "k" }] },
+        },
+      },
+      {
+        manager: "injector",
+        apply: {
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name: "p" },
+          spec: {
+            containers: [
+              { name: "app", env: [{ name: "B", value: "2" }] },
+              { name: "sidecar", image: "s:1" },
+            ],
+          },
+        },
+      },
     ],
     expect: {
       object: {
@@ -485,7 +549,14 @@ export const scenarios: Scenario[] = [
         metadata: { name: "p" },
         spec: {
           containers: [
-            { name: "app", image: "a:1", env: [{ name: "A", value: "1" }, { name: "B", value: "2" }] },
+            {
+              name: "app",
+              image: "a:1",
+              env: [
+                { name: "A", value: "1" },
+                { name: "B", value: "2" },
+              ],
+            },
             { name: "sidecar", image: "s:1" },
           ],
           tolerations: [{ key: "k" }],

@@ -26,11 +26,16 @@ export const widgetSchema = z.object({
       args: listType(z.array(z.string()), "atomic").optional(),
       plain: z.array(z.string()).optional(),
       items: listType(
-        z.array(z.object({ name: z.string(), value: z.string().optional(), weight: z.number().optional(), flags: listType(z.array(z.string()), "set").optional() })),
+        z.array(
+          z.object({ name: z.string(), value: z.string().optional(), weight: z.number().optional(), flags: listType(z.array(z.string()), "set").optional() }),
+        ),
         "map",
         ["name"],
       ).optional(),
-      ports: listType(z.array(z.object({ port: z.number(), protocol: z.string().default("TCP"), name: z.string().optional() })), "map", ["port", "protocol"]).optional(),
+      ports: listType(z.array(z.object({ port: z.number(), protocol: z.string().default("TCP"), name: z.string().optional() })), "map", [
+        "port",
+        "protocol",
+      ]).optional(),
       merged: patchStrategy(z.array(z.object({ key: z.string(), v: z.string().optional() })), "merge", "key").optional(),
       selector: mapType(z.record(z.string(), z.string()), "atomic").optional(),
       settings: z.record(z.string(), z.string()).optional(),
@@ -44,11 +49,14 @@ export const widgetSchema = z.object({
 
 /** The same widget where `tags`, `items` and `settings` became atomic (spec point 10). */
 export const widgetAtomicSchema = widgetSchema.extend({
-  spec: widgetSchema.shape.spec.unwrap().extend({
-    tags: listType(z.array(z.string()), "atomic").optional(),
-    items: listType(z.array(z.object({ name: z.string(), value: z.string().optional() })), "atomic").optional(),
-    settings: mapType(z.record(z.string(), z.string()), "atomic").optional(),
-  }).optional(),
+  spec: widgetSchema.shape.spec
+    .unwrap()
+    .extend({
+      tags: listType(z.array(z.string()), "atomic").optional(),
+      items: listType(z.array(z.object({ name: z.string(), value: z.string().optional() })), "atomic").optional(),
+      settings: mapType(z.record(z.string(), z.string()), "atomic").optional(),
+    })
+    .optional(),
 });
 
 const envVar = z.object({ name: z.string(), value: z.string().optional() });
@@ -57,7 +65,14 @@ const container = z.object({
   image: z.string().optional(),
   args: listType(z.array(z.string()), "atomic").optional(),
   env: patchStrategy(listType(z.array(envVar), "map", ["name"]), "merge", "name").optional(),
-  ports: patchStrategy(listType(z.array(z.object({ containerPort: z.number(), protocol: z.string().default("TCP"), name: z.string().optional() })), "map", ["containerPort", "protocol"]), "merge", "containerPort").optional(),
+  ports: patchStrategy(
+    listType(z.array(z.object({ containerPort: z.number(), protocol: z.string().default("TCP"), name: z.string().optional() })), "map", [
+      "containerPort",
+      "protocol",
+    ]),
+    "merge",
+    "containerPort",
+  ).optional(),
   resources: z.object({ limits: z.record(z.string(), z.string()).optional(), requests: z.record(z.string(), z.string()).optional() }).optional(),
   volumeMounts: patchStrategy(listType(z.array(z.object({ name: z.string(), mountPath: z.string() })), "map", ["mountPath"]), "merge", "mountPath").optional(),
 });
