@@ -18,6 +18,7 @@ describe("parseFlags", () => {
       authentication: { anonymous: true, bootstrapTokenAuth: false, serviceAccountKeyFiles: [], serviceAccountLookup: true },
       authorization: { modes: ["Node", "RBAC"] },
       admission: { enable: [], disable: [] },
+      audit: { maxSizeMB: 0, maxBackups: 0, maxAgeDays: 0 },
       controllers: { controllers: ["*"], clusterSigningDurationMs: 8760 * 3_600_000 },
     });
   });

@@ -6,6 +6,7 @@ import { isIP } from "node:net";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { authorizationOptions, authorizationUsage, parseAuthorizationFlags, type AuthorizationFlags } from "./authorization-flags.js";
 import { admissionOptions, admissionUsage, parseAdmissionFlags, type AdmissionFlags } from "./admission-flags.js";
+import { auditOptions, auditUsage, parseAuditFlags, type AuditFlags } from "./audit-flags.js";
 import { controllersOptions, controllersUsage, parseControllersFlags, type ControllersFlags } from "./controllers-flags.js";
 import {
   authenticationBooleans,
@@ -69,6 +70,8 @@ export interface Flags {
   authorization: AuthorizationFlags;
   /** The admission flags. */
   admission: AdmissionFlags;
+  /** The audit flags: the policy and the log backend. */
+  audit: AuditFlags;
   /** The controller flags: the loops run in-process and the cluster signing CA. */
   controllers: ControllersFlags;
 }
@@ -112,7 +115,7 @@ Flags:
                                           <group>/<version>/<resource>, the most specific key winning;
                                           imagepolicy.<domain>/v1alpha1=true serves ImageReview
   -h, --help                              print this help
-${authenticationUsage}${authorizationUsage}${admissionUsage}${controllersUsage}`;
+${authenticationUsage}${authorizationUsage}${admissionUsage}${auditUsage}${controllersUsage}`;
 
 const units: Record<string, number> = {
   ns: 1e-6,
@@ -185,6 +188,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     ...authenticationOptions,
     ...authorizationOptions,
     ...admissionOptions,
+    ...auditOptions,
     ...controllersOptions,
   });
   const str = stringValue(values);
@@ -212,6 +216,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     authentication: parseAuthenticationFlags(values, booleans.explicitFalse, duration, failFlag),
     authorization: parseAuthorizationFlags(values, duration, failFlag),
     admission: parseAdmissionFlags(values, failFlag),
+    audit: parseAuditFlags(values, failFlag),
     controllers: parseControllersFlags(values, duration, failFlag),
   };
   if (etcd.caFile !== undefined) flags.etcdCAFile = etcd.caFile;

@@ -105,6 +105,8 @@ describe("runAPIServer", () => {
       domain: "k8s.io",
       shutdownDelayMs: 1000,
       livezGracePeriodMs: 2000,
+      // prometheusMetrics(), always on: served at /metrics.
+      metrics: expect.objectContaining({ render: expect.any(Function), requestFinished: expect.any(Function) }),
       serviceAccountTokens: { signingKey: expect.any(Function), lookup: true, verificationKeys: [] },
       // The client certificates of the generated CA (the admin kubeconfig's), then bearer tokens.
       authenticators: [expect.objectContaining({ authenticate: expect.any(Function) })],

@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client, inProcessTransport } from "@orch/client";
 import type { ControllerDescriptor, ControllerManager } from "@orch/controllers";
-import { serve, type RequestHandler, type ServedServer } from "@orch/node";
+import { prometheusMetrics, serve, type RequestHandler, type ServedServer } from "@orch/node";
 import type { APIServerOptions } from "@orch/server";
 import { ensureCertificates } from "./certificates.js";
 import { FlagError, parseFlags, usage, type Flags } from "./flags.js";
@@ -18,6 +18,7 @@ import { importServiceAccountKey } from "./service-account-key.js";
 import { loadAuthentication } from "./authentication.js";
 import { loadAuthorization } from "./authorization.js";
 import { loadAdmission } from "./admission.js";
+import { loadAudit, type AuditLogWriter } from "./audit-log.js";
 import { exitWhenStopped, untilStopped } from "./internal/until-stopped.js";
 
 /** Where {@link runAPIServer} writes: `process.stdout` or anything with `write`. */
@@ -144,12 +145,15 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
   let closeStore: (() => void) | undefined;
   let stopCompactor: (() => void) | undefined;
   let manager: ControllerManager | undefined;
+  let auditLog: AuditLogWriter | undefined;
   try {
     const dataDir = resolve(flags.dataDir);
     const serverOptions: APIServerOptions = {
       domain: flags.domain,
       shutdownDelayMs: flags.shutdownDelayMs,
       livezGracePeriodMs: flags.livezGracePeriodMs,
+      // Always on: served at /metrics to callers allowed `get` on it (system:monitoring, say).
+      metrics: prometheusMetrics(),
     };
     // Keys naming no API version stop the start (exit 1) when the server is built, as in the reference.
     if (flags.runtimeConfig !== undefined) serverOptions.runtimeConfig = flags.runtimeConfig;
@@ -177,6 +181,9 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     serverOptions.log = log;
     serverOptions.authorization = await loadAuthorization(flags.authorization, { domain: flags.domain, log });
     serverOptions.admission = await loadAdmission(flags.admission, { domain: flags.domain });
+    // A policy file that does not parse stops the start, naming the file and the line.
+    const audit = await loadAudit(flags.audit, { domain: flags.domain, stdout: options.stdout, log });
+    if (audit) [serverOptions.audit, auditLog] = [audit.audit, audit.writer];
     let startCompaction = (): void => undefined;
     if (flags.etcdServers.length > 0) {
       // The etcd client (gRPC and its protos) loads only for servers that use it: ~200 ms of start.
@@ -248,6 +255,7 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     stopCompactor?.();
     closeStore?.();
     stop.dispose();
+    await auditLog?.flush();
   }
 }
 

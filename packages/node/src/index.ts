@@ -20,3 +20,4 @@ export {
   type TransportFromConfigOptions,
 } from "./client-config/client-from-config.js";
 export { persistAuthProviderConfig } from "./client-config/persist-auth-provider-config.js";
+export { prometheusMetrics, type PrometheusMetrics, type PrometheusMetricsOptions } from "./prometheus-metrics.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hasProtobufCodec } from "./codecs.js";
+import { hasProtobufCodec, protobufKinds } from "./codecs.js";
 import { encodeEnvelope } from "./envelope.js";
 import { decodeProtobufObject, encodeProtobufObject } from "./protobuf-object.js";
 
@@ -201,6 +201,45 @@ describe("protobuf codec of certificates", () => {
       metadata: { name: "c" },
       spec: { request: btoa("r"), signerName: "s" },
       status: { conditions: [{ type: "Denied", status: "True" }] },
+    });
+  });
+});
+
+describe("the apps/v1 Deployment codec", () => {
+  it("reads Deployment bodies but answers them in JSON", () => {
+    expect(hasProtobufCodec("apps/v1", "Deployment")).toBe(false);
+    expect(protobufKinds.some((k) => k.kind === "Deployment")).toBe(false);
+    expect(() => encodeProtobufObject({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" } })).toThrow();
+  });
+
+  it("decodes what kubectl create deployment writes", () => {
+    const enc = new TextEncoder();
+    const field = (tag: number, body: Uint8Array | string) => {
+      const b = typeof body === "string" ? enc.encode(body) : body;
+      return Uint8Array.from([tag, b.length, ...b]);
+    };
+    const cat = (...parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((p) => [...p]));
+    // ObjectMeta.labels is field 11 and LabelSelector.matchLabels field 1: map entries {key 1, value 2}
+    const entry = cat(field(0x0a, "app"), field(0x12, "web"));
+    const meta = cat(field(0x0a, "web"), field(0x5a, entry));
+    const container = cat(field(0x0a, "nginx"), field(0x12, "nginx"), field(0x42, new Uint8Array(0)));
+    const template = cat(field(0x0a, field(0x5a, entry)), field(0x12, field(0x12, container)));
+    const maxSurge = cat(Uint8Array.from([0x08, 0x01]), field(0x1a, "30%"));
+    const strategy = cat(field(0x0a, "RollingUpdate"), field(0x12, field(0x12, maxSurge)));
+    const spec = cat(Uint8Array.from([0x08, 0x00]), field(0x12, field(0x0a, entry)), field(0x1a, template), field(0x22, strategy));
+    const raw = cat(field(0x0a, meta), field(0x12, spec), field(0x1a, new Uint8Array(0)));
+    const wire = encodeEnvelope({ apiVersion: "apps/v1", kind: "Deployment", raw });
+    expect(decodeProtobufObject(wire).object).toEqual({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "web", labels: { app: "web" } },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: "web" } },
+        template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "nginx", image: "nginx", resources: {} }] } },
+        strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "30%" } },
+      },
+      status: {},
     });
   });
 });

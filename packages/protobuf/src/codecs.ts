@@ -312,6 +312,78 @@ message(
 message("CertificateSigningRequestStatus", repeated("conditions", 1, "CertificateSigningRequestCondition"), optional("certificate", 2, "bytes"));
 const certificateSigningRequest = kindMessage("CertificateSigningRequest", "CertificateSigningRequestSpec", "CertificateSigningRequestStatus");
 
+// k8s.io/api/apps/v1 (Deployment), with the parts of k8s.io/api/core/v1's PodSpec and
+// apimachinery's IntOrString (LabelSelector is above) that `kubectl create deployment` writes. Decoded
+// only (see `decodeOnly`): answers go out in JSON, so no field the codec lacks is ever dropped
+// from an object the server sends.
+message("Quantity", optional("string", 1, "string"));
+message("QuantityEntry", optional("key", 1, "string"), optional("value", 2, "Quantity"));
+const quantityMap = (name: string, id: number): FieldBase => {
+  const field = repeated(name, id, "QuantityEntry");
+  mapFields.add(field);
+  return field;
+};
+message("IntOrString", optional("type", 1, "int64"), optional("intVal", 2, "int32"), optional("strVal", 3, "string"));
+message(
+  "ContainerPort",
+  optional("name", 1, "string"),
+  optional("hostPort", 2, "int32"),
+  optional("containerPort", 3, "int32"),
+  optional("protocol", 4, "string"),
+  optional("hostIP", 5, "string"),
+);
+message("EnvVar", optional("name", 1, "string"), optional("value", 2, "string"));
+message("ResourceRequirements", quantityMap("limits", 1), quantityMap("requests", 2));
+message(
+  "Container",
+  optional("name", 1, "string"),
+  optional("image", 2, "string"),
+  repeated("command", 3, "string"),
+  repeated("args", 4, "string"),
+  optional("workingDir", 5, "string"),
+  repeated("ports", 6, "ContainerPort"),
+  repeated("env", 7, "EnvVar"),
+  optional("resources", 8, "ResourceRequirements"),
+  optional("terminationMessagePath", 13, "string"),
+  optional("imagePullPolicy", 14, "string"),
+  optional("terminationMessagePolicy", 20, "string"),
+);
+message(
+  "PodSpec",
+  repeated("containers", 2, "Container"),
+  optional("restartPolicy", 3, "string"),
+  optional("terminationGracePeriodSeconds", 4, "int64"),
+  optional("dnsPolicy", 6, "string"),
+  map("nodeSelector", 7, "string"),
+  optional("serviceAccountName", 8, "string"),
+  optional("schedulerName", 19, "string"),
+  repeated("initContainers", 20, "Container"),
+);
+message("PodTemplateSpec", optional("metadata", 1, "ObjectMeta"), optional("spec", 2, "PodSpec"));
+message("RollingUpdateDeployment", optional("maxUnavailable", 1, "IntOrString"), optional("maxSurge", 2, "IntOrString"));
+message("DeploymentStrategy", optional("type", 1, "string"), optional("rollingUpdate", 2, "RollingUpdateDeployment"));
+message(
+  "DeploymentSpec",
+  optional("replicas", 1, "int32"),
+  optional("selector", 2, "LabelSelector"),
+  optional("template", 3, "PodTemplateSpec"),
+  optional("strategy", 4, "DeploymentStrategy"),
+  optional("minReadySeconds", 5, "int32"),
+  optional("revisionHistoryLimit", 6, "int32"),
+  optional("paused", 7, "bool"),
+  optional("progressDeadlineSeconds", 9, "int32"),
+);
+message(
+  "DeploymentStatus",
+  optional("observedGeneration", 1, "int64"),
+  optional("replicas", 2, "int32"),
+  optional("updatedReplicas", 3, "int32"),
+  optional("availableReplicas", 4, "int32"),
+  optional("unavailableReplicas", 5, "int32"),
+  optional("readyReplicas", 7, "int32"),
+);
+const deployment = kindMessage("Deployment", "DeploymentSpec", "DeploymentStatus");
+
 root.resolveAll();
 
 /**
@@ -325,10 +397,21 @@ const zeroKept = new Set([
   "LeaseSpec.leaseTransitions",
   "EventSeries.count",
   "TokenRequestSpec.expirationSeconds",
+  "DeploymentSpec.replicas",
+  "DeploymentSpec.revisionHistoryLimit",
+  "DeploymentSpec.progressDeadlineSeconds",
+  "PodSpec.terminationGracePeriodSeconds",
 ]);
 
 /** One kind with a protobuf codec: `group` `"*"` matches any group. */
 interface KindCodec {
+  /**
+   * The codec reads request bodies only (it knows a part of the kind's fields, those the
+   * reference's clients write when creating one): the server answers such kinds in JSON.
+   */
+  decodeOnly?: boolean;
+  /** `group` is the whole group, without the domain (`apps`). */
+  bareGroup?: boolean;
   /** The group's first label (`coordination` for `coordination.k8s.io`); `""` is the core group. */
   group: string;
   version: string;
@@ -355,13 +438,16 @@ const codecs: readonly KindCodec[] = [
   { group: "authorization", version: "v1", kind: "SelfSubjectRulesReview", type: selfSubjectRulesReview },
   { group: "certificates", version: "v1", kind: "CertificateSigningRequest", type: certificateSigningRequest },
   { group: "*", version: "v1", kind: "DeleteOptions", type: deleteOptions },
+  { group: "apps", version: "v1", kind: "Deployment", type: deployment, decodeOnly: true, bareGroup: true },
 ];
 
 /** The kinds with a protobuf codec, as `apiVersion` pattern and kind (`coordination.<domain>/v1`, `Lease`). */
-export const protobufKinds: readonly { apiVersion: string; kind: string }[] = codecs.map((c) => ({
-  apiVersion: c.group === "" ? c.version : c.group === "*" ? `<any group>/${c.version}` : `${c.group}.<domain>/${c.version}`,
-  kind: c.kind,
-}));
+export const protobufKinds: readonly { apiVersion: string; kind: string }[] = codecs
+  .filter((c) => !c.decodeOnly)
+  .map((c) => ({
+    apiVersion: c.group === "" ? c.version : c.group === "*" ? `<any group>/${c.version}` : `${c.group}.<domain>/${c.version}`,
+    kind: c.kind,
+  }));
 
 function codecFor(apiVersion: string, kind: string): KindCodec | undefined {
   const slash = apiVersion.indexOf("/");
@@ -369,7 +455,12 @@ function codecFor(apiVersion: string, kind: string): KindCodec | undefined {
   const version = slash === -1 ? apiVersion : apiVersion.slice(slash + 1);
   const dot = group.indexOf(".");
   const label = dot === -1 ? group : group.slice(0, dot);
-  return codecs.find((c) => c.kind === kind && c.version === version && (c.group === "*" || (c.group === "" ? group === "" : label === c.group && dot > 0)));
+  return codecs.find(
+    (c) =>
+      c.kind === kind &&
+      c.version === version &&
+      (c.group === "*" || (c.group === "" ? group === "" : c.bareGroup ? group === c.group : label === c.group && dot > 0)),
+  );
 }
 
 /**
@@ -379,10 +470,12 @@ function codecFor(apiVersion: string, kind: string): KindCodec | undefined {
  * Role, ClusterRole, RoleBinding and ClusterRoleBinding, `authorization.<domain>/v1`
  * SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectAccessReview and
  * SelfSubjectRulesReview, `certificates.<domain>/v1` CertificateSigningRequest, and DeleteOptions
- * of any group).
+ * of any group), so that the server may answer them in protobuf. `apps/v1` Deployment bodies are
+ * read in protobuf too, but answered in JSON.
  */
 export function hasProtobufCodec(apiVersion: string, kind: string): boolean {
-  return codecFor(apiVersion, kind) !== undefined;
+  const codec = codecFor(apiVersion, kind);
+  return codec !== undefined && !codec.decodeOnly;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -491,6 +584,10 @@ function valueFromWire(type: Type, field: FieldBase, value: unknown, path: strin
       }
       case "ExtraValue":
         return Array.isArray(m.items) ? [...(m.items as string[])] : [];
+      case "Quantity":
+        return typeof m.string === "string" ? m.string : "";
+      case "IntOrString":
+        return int64ToNumber(m.type ?? 0) === 1 ? (typeof m.strVal === "string" ? m.strVal : "") : int64ToNumber(m.intVal ?? 0);
       default:
         return fromWire(nested, m, path);
     }
@@ -548,7 +645,7 @@ function fromWire(type: Type, message: Record<string, unknown>, path: string): R
  */
 export function encodeKind(apiVersion: string, kind: string, object: unknown, onMissing: () => Error): Uint8Array {
   const codec = codecFor(apiVersion, kind);
-  if (!codec) throw onMissing();
+  if (!codec || codec.decodeOnly) throw onMissing();
   const plain = toWire(codec.type, object, kind);
   return codec.type.encode(plain).finish();
 }

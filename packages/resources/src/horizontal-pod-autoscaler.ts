@@ -54,6 +54,32 @@ export const horizontalPodAutoscalerStatusSchema = named(
   "api.autoscaling.v1.HorizontalPodAutoscalerStatus",
 );
 
+/** The group, version and kind of the body and answer of every `scale` sub-resource. */
+export const scaleGVK = { group: "autoscaling", version: "v1", kind: "Scale" } as const;
+
+/**
+ * The zod schema of an `autoscaling/v1` Scale, the representation of the `scale` sub-resource of
+ * Deployment, ReplicaSet and StatefulSet (not a stored kind).
+ */
+export const scaleV1Schema = kindSchema(
+  {
+    spec: z
+      .object({ replicas: int32().optional().describe("replicas is the desired number of instances for the scaled object.") })
+      .meta({ description: "ScaleSpec describes the attributes of a scale subresource." })
+      .optional()
+      .describe("spec defines the behavior of the scale."),
+    status: z
+      .object({
+        replicas: int32().optional().describe("replicas is the actual number of observed instances of the scaled object."),
+        selector: z.string().optional().describe("selector is the label query over pods that should match the replicas count."),
+      })
+      .meta({ description: "ScaleStatus represents the current status of a scale subresource.", required: ["replicas"] })
+      .optional()
+      .describe("status is the current status of the scale."),
+  },
+  "Scale represents a scaling request for a resource.",
+);
+
 /** The zod schema of a HorizontalPodAutoscaler in `autoscaling/v1`. */
 export const horizontalPodAutoscalerV1Schema = kindSchema(
   {

@@ -14,6 +14,7 @@ export type {
   AccessPolicyRule,
   AccessRules,
   ImageReviewResult,
+  ScaleSubresource,
   SubresourceStrategy,
   TableColumn,
   Verb,
@@ -155,6 +156,38 @@ export {
   validateControllerRevisionUpdate,
 } from "./controller-revision.js";
 export {
+  daemonSetSpecSchema,
+  daemonSetStatusSchema,
+  daemonSetType,
+  daemonSetUpdateStrategySchema,
+  daemonSetV1Schema,
+  defaultDaemonSet,
+  validateDaemonSet,
+} from "./daemon-set.js";
+export {
+  defaultDeployment,
+  deploymentSpecSchema,
+  deploymentStatusSchema,
+  deploymentStrategySchema,
+  deploymentType,
+  deploymentV1Schema,
+  validateDeployment,
+  validateDeploymentUpdate,
+  workloadConditions,
+} from "./deployment.js";
+export { podTemplateSpecSchema, workloadLabelSelectorSchema } from "./internal/apps-common.js";
+export { defaultReplicaSet, replicaSetSpecSchema, replicaSetStatusSchema, replicaSetType, replicaSetV1Schema, validateReplicaSet } from "./replica-set.js";
+export {
+  defaultStatefulSet,
+  statefulSetSpecSchema,
+  statefulSetStatusSchema,
+  statefulSetType,
+  statefulSetUpdateStrategySchema,
+  statefulSetV1Schema,
+  validateStatefulSet,
+  validateStatefulSetUpdate,
+} from "./stateful-set.js";
+export {
   csiDriverSpecSchema,
   csiDriverType,
   csiDriverV1Schema,
@@ -202,6 +235,8 @@ export {
   horizontalPodAutoscalerStatusSchema,
   horizontalPodAutoscalerType,
   horizontalPodAutoscalerV1Schema,
+  scaleGVK,
+  scaleV1Schema,
   validateHorizontalPodAutoscaler,
   validateHorizontalPodAutoscalerStatus,
 } from "./horizontal-pod-autoscaler.js";

@@ -14,6 +14,7 @@ import { extensionPrefix, mergeMarkerExtensions, mergeMarkersRegistry } from "@o
 import { z } from "zod";
 import type { ResourceType, Verb } from "./resource-type.js";
 import { actionKindOf, builtinResources, resolveGroup, type RegisteredVersion, type ResourceRegistry } from "./registry.js";
+import { scaleGVK, scaleV1Schema } from "./horizontal-pod-autoscaler.js";
 import { componentNameOf } from "./schema/fields.js";
 import { listSchema } from "./schema/object-meta.js";
 import { deleteOptionsSchema, patchSchema, statusSchema, watchEventSchema } from "./schema/shared-kinds.js";
@@ -504,17 +505,24 @@ class DocumentBuilder {
         );
         continue;
       }
-      if (sub === "status") {
+      // A declared `scale` takes and answers an autoscaling/v1 Scale, as the reference's
+      // `readAppsV1NamespacedDeploymentScale` does; other sub-resources the parent's kind.
+      const scale = sub === "scale" && type.strategy?.scale !== undefined;
+      const subRef = scale ? ref(kindComponentName(this.domain, scaleGVK.group, scaleGVK.version, scaleGVK.kind)) : kindRef;
+      const subGV = scale ? scaleGVK : undefined;
+      if (sub === "status" || scale) {
         this.op(
           subPath,
           "get",
           this.operation(
             `read${g}${ns}${kind}${Sub}`,
             "get",
-            kind,
+            scale ? scaleGVK.kind : kind,
             `read ${sub} of the specified ${kind}`,
             [...params, ...query("pretty")],
-            responses([200], kindRef),
+            responses([200], subRef),
+            undefined,
+            subGV,
           ),
         );
         this.op(
@@ -523,11 +531,12 @@ class DocumentBuilder {
           this.operation(
             `patch${g}${ns}${kind}${Sub}`,
             "patch",
-            kind,
+            scale ? scaleGVK.kind : kind,
             `partially update ${sub} of the specified ${kind}`,
             [...params, ...query(...writeParams, "force")],
-            responses([200, 201], kindRef),
+            responses([200, 201], subRef),
             patchBody,
+            subGV,
           ),
         );
       }
@@ -537,11 +546,12 @@ class DocumentBuilder {
         this.operation(
           `replace${g}${ns}${kind}${Sub}`,
           "put",
-          kind,
+          scale ? scaleGVK.kind : kind,
           `replace ${sub} of the specified ${kind}`,
           [...params, ...query(...writeParams)],
-          responses([200, 201], kindRef),
-          body(kindRef),
+          responses([200, 201], subRef),
+          body(subRef),
+          subGV,
         ),
       );
     }
@@ -606,6 +616,13 @@ function buildDocument(registry: ResourceRegistry, group: string, version: strin
       extensions.set(id, gvkExtension(prefix, [gvk]));
       collectNamed(action.schema, named, seen);
     }
+  }
+  // The Scale of `scale` sub-resources (Deployment, ReplicaSet, StatefulSet) is a component too.
+  if (members.some(({ type }) => type.strategy?.scale !== undefined) && !ids.has(scaleV1Schema)) {
+    const id = kindComponentName(domain, scaleGVK.group, scaleGVK.version, scaleGVK.kind);
+    ids.add(scaleV1Schema, { id });
+    extensions.set(id, gvkExtension(prefix, [{ ...scaleGVK }]));
+    collectNamed(scaleV1Schema, named, seen);
   }
   for (const [schema, name] of named) if (!ids.has(schema)) ids.add(schema, { id: `${rev}.${name}` });
 

@@ -259,6 +259,24 @@ export interface SubresourceStrategy {
 }
 
 /**
+ * The `scale` sub-resource of a kind (Deployment, ReplicaSet, StatefulSet): the server answers
+ * it with an `autoscaling/v1` Scale built from these fields of the parent, and a PUT or PATCH of
+ * the Scale changes only the parent's spec replicas. The kind lists `scale` in `subresources`.
+ * Paths are dotted (`spec.replicas`).
+ */
+export interface ScaleSubresource {
+  /** The desired replicas of the parent, which a write of the Scale sets (`spec.replicas`). */
+  specReplicasPath: string;
+  /** The observed replicas (`status.replicas`); 0 when unset. */
+  statusReplicasPath: string;
+  /**
+   * The label selector of the pods (`spec.selector`, a LabelSelector object, formatted as a
+   * string; or a field that holds the string already, such as `status.selector`).
+   */
+  labelSelectorPath?: string;
+}
+
+/**
  * Per-kind behaviour on writes. Every hook receives a fresh, mutable copy of the object (the
  * server never hands a stored, frozen value to a hook that may change it).
  */
@@ -304,6 +322,8 @@ export interface ResourceStrategy {
    * CertificateSigningRequest `approval`); the sub-resource must be listed in `subresources`.
    */
   subresourceStrategies?: Readonly<Record<string, SubresourceStrategy>>;
+  /** The `scale` sub-resource, when the kind has one (listed in `subresources` as `scale`). */
+  scale?: ScaleSubresource;
   /** Sub-resources that take a POST of another kind (Pod `binding`, `eviction`; ServiceAccount `token`). */
   actions?: Readonly<Record<string, ActionSubresource>>;
   /**

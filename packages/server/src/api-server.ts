@@ -22,9 +22,15 @@ import { serverAuthentication, type ServerAuthentication } from "./authenticatio
 import { serverAuthorization, type AuthorizationMode, type ServerAuthorization } from "./authorization.js";
 import { serverAdmission, type AdmissionOptions, type ServerAdmission } from "./admission.js";
 import { withAuthentication } from "./stages/authentication-stage.js";
+import { auditStages } from "./stages/audit-stage.js";
+import type { AuditSink } from "./audit/event.js";
+import type { AuditPolicy } from "./audit/policy.js";
 import { withAuthorization } from "./stages/authorization-stage.js";
 import { withImpersonation } from "./stages/impersonation-stage.js";
 import { withBodyLimit, withErrorResponses, withRequestInfo } from "./stages/request-info-stage.js";
+import { withMetrics } from "./stages/metrics-stage.js";
+import { canRender, noopMetrics, type MetricsRecorder } from "./metrics.js";
+import { metricsResponse } from "./metrics-endpoint.js";
 import { chain, type Handler, type ServerRequest } from "./stages/stage.js";
 import { encodeResponse } from "./responses.js";
 import { noSuchResource, serveResource as serveRest, type RestContext } from "./rest.js";
@@ -113,6 +119,19 @@ export interface APIServerOptions {
    * failures): what a client is never told. Nothing is logged by default.
    */
   log?: (message: string) => void;
+  /**
+   * Records requests as `audit.<domain>/v1` Events (`--audit-policy-file`, `--audit-log-path`):
+   * the policy decides the level of each request, the sink receives the events. No auditing by
+   * default.
+   */
+  audit?: { policy: AuditPolicy; sink: AuditSink };
+  /**
+   * Where the server records request counts, latencies, in-flight and long-running requests
+   * ({@link MetricsRecorder}); nothing is recorded by default. A recorder that can render (a
+   * `MetricsRegistry`, such as `prometheusMetrics()` of `@orch/node`) is also served at
+   * `GET /metrics` to callers allowed `get` on that path.
+   */
+  metrics?: MetricsRecorder;
 }
 
 /** Default size limit of a request body: 3 MiB, as the reference. */
@@ -180,6 +199,7 @@ export class APIServer {
   /** The store without the watch cache: health checks ask it. */
   readonly #upstream: Store;
   readonly #cache: WatchCache | undefined;
+  readonly #metrics: MetricsRecorder;
   #started = false;
   #shuttingDown = false;
 
@@ -194,6 +214,7 @@ export class APIServer {
     this.#shutdownDelayMs = options.shutdownDelayMs ?? 0;
     this.#livezGracePeriodMs = options.livezGracePeriodMs ?? 0;
     this.#startedAt = this.clock.now();
+    this.#metrics = options.metrics ?? noopMetrics;
     this.registry = new ResourceRegistry([...builtinResources, ...(options.resources ?? [])], this.domain);
     const isServed = runtimeConfigPredicate(this.registry, options.runtimeConfig);
     this.#openAPI = servedRegistry(this.registry, isServed);
@@ -268,12 +289,17 @@ export class APIServer {
     });
     // The reference's handler chain, outermost first: errors become Status responses, the body
     // limit, request info, authentication, impersonation, authorization; the REST handler last.
+    // Audit wraps what follows authentication (and records the 401s of authentication).
+    const audit = options.audit ? auditStages({ ...options.audit, domain: this.domain, clock: this.clock }) : undefined;
     this.#pipeline = chain(
       [
         withErrorResponses,
         withBodyLimit(this.maxRequestBodyBytes),
         withRequestInfo,
+        withMetrics(this.#metrics),
+        ...(audit ? [audit.failedAuthentication] : []),
         withAuthentication(this.#authentication.authenticator, { anonymous: options.anonymousAuth ?? true, ...(options.log ? { log: options.log } : {}) }),
+        ...(audit ? [audit.audit] : []),
         withImpersonation(this.#authorization.authorizer, this.domain),
         withAuthorization(this.#authorization.authorizer),
       ],
@@ -383,6 +409,8 @@ export class APIServer {
     const s = parsed.segments;
     const method = request.method.toUpperCase();
     const head = s[0];
+    if (head === "metrics" && s.length === 1 && canRender(this.#metrics))
+      return await metricsResponse(method, this.#metrics, this.store, [...this.#storage.values()]);
     if (head === "livez" || head === "readyz" || head === "healthz") {
       if (s.length > 2) noSuchResource();
       return await healthResponse(head, this.#checks(head), parsed.query, s[1]);

@@ -4,6 +4,7 @@
  * @module
  */
 import { actionKindOf, compareVersions, subresourceVerbsOf, type Verb } from "@orch/resources";
+import { scaleKind } from "./handlers/scale.js";
 import { parseMediaType } from "./negotiation.js";
 import type { ServedResource } from "./served-resource.js";
 
@@ -17,9 +18,11 @@ export function verbsOf(served: ServedResource): string[] {
 /**
  * The group, version and kind a sub-resource takes and answers with: the action's body kind for
  * an action (`pods/eviction` is `policy/v1` Eviction, `serviceaccounts/token`
- * `authentication.<domain>/v1` TokenRequest), else the parent's.
+ * `authentication.<domain>/v1` TokenRequest), `autoscaling/v1` Scale for a declared `scale`, else
+ * the parent's.
  */
 function subresourceKind(served: ServedResource, sub: string, domain: string): { group: string; version: string; kind: string } {
+  if (sub === "scale" && served.type.strategy?.scale) return { ...scaleKind };
   const action = served.type.strategy?.actions?.[sub];
   return action ? actionKindOf(action, domain) : { group: served.group, version: served.version.name, kind: served.type.kind };
 }

@@ -13,3 +13,37 @@ export { ServiceAccountTokenSigner, serviceAccountKeyId, signingAlgorithm, type 
 export type { AuthorizationMode } from "./authorization.js";
 export { serverUser, type AdmissionOptions } from "./admission.js";
 export type { RuntimeConfig } from "./runtime-config.js";
+export {
+  canRender,
+  noopMetrics,
+  requestDurationBuckets,
+  type MetricsRecorder,
+  type MetricsRegistry,
+  type RenderedMetrics,
+  type RequestKind,
+  type RequestLabels,
+} from "./metrics.js";
+export {
+  auditLevels,
+  auditStageNames,
+  type AuditEvent,
+  type AuditLevel,
+  type AuditObjectReference,
+  type AuditResponseStatus,
+  type AuditSink,
+  type AuditStage,
+} from "./audit/event.js";
+export {
+  AuditPolicyError,
+  auditPolicyVersions,
+  evaluatePolicy,
+  parseAuditPolicy,
+  ruleMatches,
+  sensitiveResources,
+  type AuditAttributes,
+  type AuditDecision,
+  type AuditGroupResources,
+  type AuditPolicy,
+  type AuditPolicyRule,
+} from "./audit/policy.js";
+export { auditStages, type AuditStageOptions, type AuditStages } from "./stages/audit-stage.js";

@@ -19,6 +19,7 @@ import { noSuchResource, type Handler, type ResourceCall, type RestContext } fro
 import { list } from "./handlers/list.js";
 import { patch } from "./handlers/patch.js";
 import { isTrue } from "./handlers/request-options.js";
+import { scaleHandlers } from "./handlers/scale.js";
 import { update } from "./handlers/update.js";
 import { watch } from "./handlers/watch.js";
 import { negotiate } from "./negotiation.js";
@@ -93,5 +94,8 @@ export async function serveResource(
     encode: (code, body, warnings) =>
       encodeResponse(code, body, { negotiated, pretty, warnings: deprecation ? [deprecation, ...(warnings ?? [])] : (warnings ?? []) }),
   };
+  // The scale sub-resource of a kind that declares one answers with an autoscaling/v1 Scale.
+  const scale = info.subresource === "scale" && served.type.strategy?.scale ? scaleHandlers[info.verb] : undefined;
+  if (scale) return scale(call);
   return (served.type.computed ? computedHandlers : handlers)[info.verb](call);
 }

@@ -15,6 +15,8 @@ import type {
   csiDriverV1Schema,
   csiNodeV1Schema,
   csiStorageCapacityV1Schema,
+  daemonSetV1Schema,
+  deploymentV1Schema,
   eventV1Schema,
   flowSchemaV1beta2Schema,
   horizontalPodAutoscalerV1Schema,
@@ -28,6 +30,7 @@ import type {
   persistentVolumeV1Schema,
   priorityClassV1Schema,
   priorityLevelConfigurationV1beta2Schema,
+  replicaSetV1Schema,
   resourceQuotaV1Schema,
   roleBindingV1Schema,
   roleV1Schema,
@@ -37,6 +40,7 @@ import type {
   selfSubjectReviewV1Schema,
   selfSubjectRulesReviewV1Schema,
   serviceV1Schema,
+  statefulSetV1Schema,
   storageClassV1Schema,
   subjectAccessReviewV1Schema,
   tokenReviewV1Schema,
@@ -60,6 +64,8 @@ import {
   csiDriversRef,
   csiNodesRef,
   csiStorageCapacitiesRef,
+  daemonSetsRef,
+  deploymentsRef,
   eventsRef,
   flowSchemasRef,
   horizontalPodAutoscalersRef,
@@ -75,6 +81,7 @@ import {
   podsRef,
   priorityClassesRef,
   priorityLevelConfigurationsRef,
+  replicaSetsRef,
   resourceQuotasRef,
   roleBindingsRef,
   rolesRef,
@@ -85,6 +92,7 @@ import {
   selfSubjectRulesReviewsRef,
   serviceAccountsRef,
   servicesRef,
+  statefulSetsRef,
   storageClassesRef,
   subjectAccessReviewsRef,
   tokenReviewsRef,
@@ -219,6 +227,35 @@ export abstract class BuiltinAccessors {
   /** CSIStorageCapacity objects: `csistoragecapacities` in `storage.{domain}`, `v1`, namespaced. */
   get csiStorageCapacities(): ResourceClient<SchemaObject<typeof csiStorageCapacityV1Schema>> {
     return this.kindClient(csiStorageCapacitiesRef, ResourceClient<SchemaObject<typeof csiStorageCapacityV1Schema>>);
+  }
+
+  /**
+   * Deployment objects: `deployments` in `apps`, `v1`, namespaced; sub-resources `status` and
+   * `scale`.
+   */
+  get deployments(): ResourceClient<SchemaObject<typeof deploymentV1Schema>> {
+    return this.kindClient(deploymentsRef, ResourceClient<SchemaObject<typeof deploymentV1Schema>>);
+  }
+
+  /**
+   * ReplicaSet objects: `replicasets` in `apps`, `v1`, namespaced; sub-resources `status` and
+   * `scale`.
+   */
+  get replicaSets(): ResourceClient<SchemaObject<typeof replicaSetV1Schema>> {
+    return this.kindClient(replicaSetsRef, ResourceClient<SchemaObject<typeof replicaSetV1Schema>>);
+  }
+
+  /**
+   * StatefulSet objects: `statefulsets` in `apps`, `v1`, namespaced; sub-resources `status` and
+   * `scale`.
+   */
+  get statefulSets(): ResourceClient<SchemaObject<typeof statefulSetV1Schema>> {
+    return this.kindClient(statefulSetsRef, ResourceClient<SchemaObject<typeof statefulSetV1Schema>>);
+  }
+
+  /** DaemonSet objects: `daemonsets` in `apps`, `v1`, namespaced; sub-resource `status`. */
+  get daemonSets(): ResourceClient<SchemaObject<typeof daemonSetV1Schema>> {
+    return this.kindClient(daemonSetsRef, ResourceClient<SchemaObject<typeof daemonSetV1Schema>>);
   }
 
   /** ControllerRevision objects: `controllerrevisions` in `apps`, `v1`, namespaced. */

@@ -64,6 +64,18 @@ export const csiNodesRef: ResourceRef = { group: "storage.{domain}", version: "v
 /** `csistoragecapacities` in `storage.{domain}`, `v1`. */
 export const csiStorageCapacitiesRef: ResourceRef = { group: "storage.{domain}", version: "v1", resource: "csistoragecapacities", kind: "CSIStorageCapacity", namespaced: true };
 
+/** `deployments` in `apps`, `v1`. */
+export const deploymentsRef: ResourceRef = { group: "apps", version: "v1", resource: "deployments", kind: "Deployment", namespaced: true };
+
+/** `replicasets` in `apps`, `v1`. */
+export const replicaSetsRef: ResourceRef = { group: "apps", version: "v1", resource: "replicasets", kind: "ReplicaSet", namespaced: true };
+
+/** `statefulsets` in `apps`, `v1`. */
+export const statefulSetsRef: ResourceRef = { group: "apps", version: "v1", resource: "statefulsets", kind: "StatefulSet", namespaced: true };
+
+/** `daemonsets` in `apps`, `v1`. */
+export const daemonSetsRef: ResourceRef = { group: "apps", version: "v1", resource: "daemonsets", kind: "DaemonSet", namespaced: true };
+
 /** `controllerrevisions` in `apps`, `v1`. */
 export const controllerRevisionsRef: ResourceRef = { group: "apps", version: "v1", resource: "controllerrevisions", kind: "ControllerRevision", namespaced: true };
 

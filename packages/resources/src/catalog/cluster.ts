@@ -1,5 +1,6 @@
 /**
- * The cluster-level kinds of the catalog: ControllerRevision, HorizontalPodAutoscaler,
+ * The cluster-level kinds of the catalog: the `apps` workloads (Deployment, ReplicaSet,
+ * StatefulSet, DaemonSet), ControllerRevision, HorizontalPodAutoscaler,
  * PriorityClass, APIService, RuntimeClass, FlowSchema, PriorityLevelConfiguration and
  * ComponentStatus.
  * @module
@@ -7,15 +8,23 @@
 import { apiServiceType } from "../api-service.js";
 import { componentStatusType } from "../component-status.js";
 import { controllerRevisionType } from "../controller-revision.js";
+import { daemonSetType } from "../daemon-set.js";
+import { deploymentType } from "../deployment.js";
 import { flowSchemaType } from "../flow-schema.js";
 import { horizontalPodAutoscalerType } from "../horizontal-pod-autoscaler.js";
 import { priorityClassType } from "../priority-class.js";
 import { priorityLevelConfigurationType } from "../priority-level-configuration.js";
+import { replicaSetType } from "../replica-set.js";
 import type { ResourceType } from "../resource-type.js";
 import { runtimeClassType } from "../runtime-class.js";
+import { statefulSetType } from "../stateful-set.js";
 
 /** The resource types of this part of the catalog, for the registry to serve. */
 export const clusterResources: readonly ResourceType[] = [
+  deploymentType,
+  replicaSetType,
+  statefulSetType,
+  daemonSetType,
   controllerRevisionType,
   horizontalPodAutoscalerType,
   priorityClassType,
