@@ -16,7 +16,7 @@
  * once.
  * @module
  */
-import type { Informer } from "@orch/client";
+import { namespaceIndex, type Informer } from "@orch/client";
 import { quotaResources, quotaStatus, type QuotaObjects } from "@orch/admission";
 import { isConflict, isNotFound, type APIObject } from "@orch/meta";
 import { quantityOf } from "@orch/resources";
@@ -147,7 +147,7 @@ export class ResourceQuotaController extends QueueController {
   }
 
   #quotasIn(namespace: string): APIObject[] {
-    return (this.#quotas?.list() ?? []).filter((q) => q.metadata.namespace === namespace);
+    return this.#quotas?.byIndex(namespaceIndex, namespace) ?? [];
   }
 
   /** Reads the served resources, then follows what every quota counts; a failure is tried again a second later. */
@@ -235,10 +235,7 @@ export class ResourceQuotaController extends QueueController {
       const informer = this.#counted.get(key);
       if (!informer) continue;
       if (!informer.hasSynced()) throw new RetryQuietly(`the informer of ${key} has not synced yet`);
-      lists.set(
-        key,
-        informer.list().filter((o) => o.metadata.namespace === namespace),
-      );
+      lists.set(key, informer.byIndex(namespaceIndex, namespace));
     }
     return (group, resource) => lists.get(resourceKey(group, resource));
   }
