@@ -117,4 +117,12 @@ export {
 export { staticCredentialSource } from "./config/static-credential-source.js";
 export type { ActionBodyType, ObjectSchema, ResourceClientOptions, SubresourceClient } from "./resource-client.js";
 export { BuiltinAccessors } from "./generated/accessors.js";
-export { CertificateSigningRequestClient, NamespaceClient, PodClient, ServiceAccountClient } from "./generated/kind-clients.js";
+export {
+  CertificateSigningRequestClient,
+  DeploymentClient,
+  NamespaceClient,
+  PodClient,
+  ReplicaSetClient,
+  ServiceAccountClient,
+  StatefulSetClient,
+} from "./generated/kind-clients.js";

@@ -173,3 +173,32 @@ describe("the typed accessors", () => {
     expect((await client.validatingWebhookConfigurations.list()).items).toEqual([]);
   });
 });
+
+describe("scale, on the kinds that serve it", () => {
+  it("reads, replaces and patches a Deployment's replicas through its autoscaling/v1 Scale, refusing a stale resourceVersion", async () => {
+    const { client } = await setup();
+    const labels = { app: "web" };
+    await client.deployments.create(
+      {
+        metadata: { name: "web" },
+        spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "app", image: "nginx" }] } } },
+      },
+      ns,
+    );
+    const scale = await client.deployments.getScale("web", ns);
+    expect(scale).toMatchObject({ apiVersion: "autoscaling/v1", kind: "Scale", metadata: { name: "web", namespace: "default" }, spec: { replicas: 1 } });
+    expect(scale.status).toMatchObject({ selector: "app=web" });
+
+    const replaced = await client.deployments.updateScale("web", { metadata: { name: "web", namespace: "default" }, spec: { replicas: 3 } }, ns);
+    expect(replaced.spec?.replicas).toBe(3);
+    expect((await client.deployments.get("web", ns)).spec?.replicas).toBe(3);
+
+    const patched = await client.deployments.patchScale("web", { spec: { replicas: 5 } }, "merge", ns);
+    expect(patched.spec?.replicas).toBe(5);
+
+    const stale = { metadata: { name: "web", namespace: "default", resourceVersion: scale.metadata.resourceVersion }, spec: { replicas: 2 } };
+    await expect(client.deployments.updateScale("web", stale, ns)).rejects.toSatisfy(isConflict);
+    expectTypeOf(client.deployments.getScale).returns.resolves.toHaveProperty("spec");
+    expect("getScale" in client.configMaps).toBe(false);
+  });
+});

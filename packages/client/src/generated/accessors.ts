@@ -16,7 +16,6 @@ import type {
   csiNodeV1Schema,
   csiStorageCapacityV1Schema,
   daemonSetV1Schema,
-  deploymentV1Schema,
   eventV1Schema,
   flowSchemaV1beta2Schema,
   horizontalPodAutoscalerV1Schema,
@@ -30,7 +29,6 @@ import type {
   persistentVolumeV1Schema,
   priorityClassV1Schema,
   priorityLevelConfigurationV1beta2Schema,
-  replicaSetV1Schema,
   resourceQuotaV1Schema,
   roleBindingV1Schema,
   roleV1Schema,
@@ -40,7 +38,6 @@ import type {
   selfSubjectReviewV1Schema,
   selfSubjectRulesReviewV1Schema,
   serviceV1Schema,
-  statefulSetV1Schema,
   storageClassV1Schema,
   subjectAccessReviewV1Schema,
   tokenReviewV1Schema,
@@ -51,7 +48,15 @@ import type { Client } from "../client.js";
 import { ResourceClient } from "../resource-client.js";
 import type { ResourceRef } from "../resource-ref.js";
 import type { SchemaObject } from "../schema-object.js";
-import { CertificateSigningRequestClient, NamespaceClient, PodClient, ServiceAccountClient } from "./kind-clients.js";
+import {
+  CertificateSigningRequestClient,
+  DeploymentClient,
+  NamespaceClient,
+  PodClient,
+  ReplicaSetClient,
+  ServiceAccountClient,
+  StatefulSetClient,
+} from "./kind-clients.js";
 import {
   apiServicesRef,
   bindingsRef,
@@ -231,26 +236,29 @@ export abstract class BuiltinAccessors {
 
   /**
    * Deployment objects: `deployments` in `apps`, `v1`, namespaced; sub-resources `status` and
-   * `scale`.
+   * `scale` ({@link DeploymentClient.getScale | getScale}, {@link DeploymentClient.updateScale |
+   * updateScale} and {@link DeploymentClient.patchScale | patchScale}).
    */
-  get deployments(): ResourceClient<SchemaObject<typeof deploymentV1Schema>> {
-    return this.kindClient(deploymentsRef, ResourceClient<SchemaObject<typeof deploymentV1Schema>>);
+  get deployments(): DeploymentClient {
+    return this.kindClient(deploymentsRef, DeploymentClient);
   }
 
   /**
    * ReplicaSet objects: `replicasets` in `apps`, `v1`, namespaced; sub-resources `status` and
-   * `scale`.
+   * `scale` ({@link ReplicaSetClient.getScale | getScale}, {@link ReplicaSetClient.updateScale |
+   * updateScale} and {@link ReplicaSetClient.patchScale | patchScale}).
    */
-  get replicaSets(): ResourceClient<SchemaObject<typeof replicaSetV1Schema>> {
-    return this.kindClient(replicaSetsRef, ResourceClient<SchemaObject<typeof replicaSetV1Schema>>);
+  get replicaSets(): ReplicaSetClient {
+    return this.kindClient(replicaSetsRef, ReplicaSetClient);
   }
 
   /**
    * StatefulSet objects: `statefulsets` in `apps`, `v1`, namespaced; sub-resources `status` and
-   * `scale`.
+   * `scale` ({@link StatefulSetClient.getScale | getScale}, {@link StatefulSetClient.updateScale |
+   * updateScale} and {@link StatefulSetClient.patchScale | patchScale}).
    */
-  get statefulSets(): ResourceClient<SchemaObject<typeof statefulSetV1Schema>> {
-    return this.kindClient(statefulSetsRef, ResourceClient<SchemaObject<typeof statefulSetV1Schema>>);
+  get statefulSets(): StatefulSetClient {
+    return this.kindClient(statefulSetsRef, StatefulSetClient);
   }
 
   /** DaemonSet objects: `daemonsets` in `apps`, `v1`, namespaced; sub-resource `status`. */

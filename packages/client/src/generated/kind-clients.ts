@@ -9,13 +9,17 @@ import type { Status } from "@orch/meta";
 import type {
   bindingV1Schema,
   certificateSigningRequestV1Schema,
+  deploymentV1Schema,
   evictionV1Schema,
   namespaceV1Schema,
   podV1Schema,
+  replicaSetV1Schema,
+  scaleV1Schema,
   serviceAccountV1Schema,
+  statefulSetV1Schema,
   tokenRequestV1Schema,
 } from "@orch/resources";
-import { ResourceClient, type WriteOptions } from "../resource-client.js";
+import { ResourceClient, type GetOptions, type PatchOptions, type PatchType, type WriteOptions } from "../resource-client.js";
 import type { SchemaObject, SchemaOutput } from "../schema-object.js";
 
 /** The client of `namespaces`, with a method for its `finalize` sub-resource. */
@@ -63,6 +67,96 @@ export class ServiceAccountClient extends ResourceClient<SchemaObject<typeof ser
    */
   createToken(name: string, tokenRequest: SchemaOutput<typeof tokenRequestV1Schema> = {}, opts: WriteOptions = {}): Promise<SchemaObject<typeof tokenRequestV1Schema>> {
     return this.act(name, "token", { apiVersion: "authentication.{domain}/v1", kind: "TokenRequest" }, tokenRequest, opts);
+  }
+}
+
+/** The client of `deployments`, with a method for its `scale` sub-resource. */
+export class DeploymentClient extends ResourceClient<SchemaObject<typeof deploymentV1Schema>> {
+  /**
+   * Reads the scale of `name`. The `autoscaling/v1` Scale of `name`: `spec.replicas` (what a
+   * replace or patch changes, nothing else) and `status.replicas` and `status.selector`.
+   * `GET deployments/{name}/scale`.
+   */
+  getScale(name: string, opts: GetOptions = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
+    return this.subresource(name, "scale").get<SchemaObject<typeof scaleV1Schema>>(opts);
+  }
+
+  /**
+   * Replaces the scale of `name`: only `spec.replicas` changes; a `metadata.resourceVersion` in
+   * `scale` is a precondition (409 when stale).
+   * `PUT deployments/{name}/scale`; answers the new Scale.
+   */
+  updateScale(name: string, scale: SchemaOutput<typeof scaleV1Schema>, opts: WriteOptions = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
+    return this.subresource(name, "scale").update<SchemaObject<typeof scaleV1Schema>>({ apiVersion: "autoscaling/v1", kind: "Scale", ...scale }, opts);
+  }
+
+  /**
+   * Patches the scale of `name` (`{ spec: { replicas: 3 } }` as a merge patch, say): only
+   * `spec.replicas` changes.
+   * `PATCH deployments/{name}/scale`; answers the new Scale.
+   */
+  patchScale(name: string, patch: unknown, type: PatchType, opts: Omit<PatchOptions, "subresource"> = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
+    return this.subresource(name, "scale").patch<SchemaObject<typeof scaleV1Schema>>(patch, type, opts);
+  }
+}
+
+/** The client of `replicasets`, with a method for its `scale` sub-resource. */
+export class ReplicaSetClient extends ResourceClient<SchemaObject<typeof replicaSetV1Schema>> {
+  /**
+   * Reads the scale of `name`. The `autoscaling/v1` Scale of `name`: `spec.replicas` (what a
+   * replace or patch changes, nothing else) and `status.replicas` and `status.selector`.
+   * `GET replicasets/{name}/scale`.
+   */
+  getScale(name: string, opts: GetOptions = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
+    return this.subresource(name, "scale").get<SchemaObject<typeof scaleV1Schema>>(opts);
+  }
+
+  /**
+   * Replaces the scale of `name`: only `spec.replicas` changes; a `metadata.resourceVersion` in
+   * `scale` is a precondition (409 when stale).
+   * `PUT replicasets/{name}/scale`; answers the new Scale.
+   */
+  updateScale(name: string, scale: SchemaOutput<typeof scaleV1Schema>, opts: WriteOptions = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
+    return this.subresource(name, "scale").update<SchemaObject<typeof scaleV1Schema>>({ apiVersion: "autoscaling/v1", kind: "Scale", ...scale }, opts);
+  }
+
+  /**
+   * Patches the scale of `name` (`{ spec: { replicas: 3 } }` as a merge patch, say): only
+   * `spec.replicas` changes.
+   * `PATCH replicasets/{name}/scale`; answers the new Scale.
+   */
+  patchScale(name: string, patch: unknown, type: PatchType, opts: Omit<PatchOptions, "subresource"> = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
+    return this.subresource(name, "scale").patch<SchemaObject<typeof scaleV1Schema>>(patch, type, opts);
+  }
+}
+
+/** The client of `statefulsets`, with a method for its `scale` sub-resource. */
+export class StatefulSetClient extends ResourceClient<SchemaObject<typeof statefulSetV1Schema>> {
+  /**
+   * Reads the scale of `name`. The `autoscaling/v1` Scale of `name`: `spec.replicas` (what a
+   * replace or patch changes, nothing else) and `status.replicas` and `status.selector`.
+   * `GET statefulsets/{name}/scale`.
+   */
+  getScale(name: string, opts: GetOptions = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
+    return this.subresource(name, "scale").get<SchemaObject<typeof scaleV1Schema>>(opts);
+  }
+
+  /**
+   * Replaces the scale of `name`: only `spec.replicas` changes; a `metadata.resourceVersion` in
+   * `scale` is a precondition (409 when stale).
+   * `PUT statefulsets/{name}/scale`; answers the new Scale.
+   */
+  updateScale(name: string, scale: SchemaOutput<typeof scaleV1Schema>, opts: WriteOptions = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
+    return this.subresource(name, "scale").update<SchemaObject<typeof scaleV1Schema>>({ apiVersion: "autoscaling/v1", kind: "Scale", ...scale }, opts);
+  }
+
+  /**
+   * Patches the scale of `name` (`{ spec: { replicas: 3 } }` as a merge patch, say): only
+   * `spec.replicas` changes.
+   * `PATCH statefulsets/{name}/scale`; answers the new Scale.
+   */
+  patchScale(name: string, patch: unknown, type: PatchType, opts: Omit<PatchOptions, "subresource"> = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
+    return this.subresource(name, "scale").patch<SchemaObject<typeof scaleV1Schema>>(patch, type, opts);
   }
 }
 
