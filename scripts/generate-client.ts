@@ -217,33 +217,7 @@ function renderRefs(kinds: readonly Kind[]): string {
 function renderMethod(kind: Kind, m: Kind["methods"][number]): string[] {
   const t = kind.type;
   const path = `${t.resource}/{name}/${m.sub}`;
-  if (m.spec.verb === "scale") {
-    const scale = "SchemaObject<typeof scaleV1Schema>";
-    return [
-      ...doc("  ", `Reads the scale of \`name\`. ${m.spec.doc}`, `\`GET ${path}\`.`),
-      `  getScale(name: string, opts: GetOptions = {}): Promise<${scale}> {`,
-      `    return this.subresource(name, "scale").get<${scale}>(opts);`,
-      "  }",
-      "",
-      ...doc(
-        "  ",
-        "Replaces the scale of `name`: only `spec.replicas` changes; a `metadata.resourceVersion` in `scale` is a precondition (409 when stale).",
-        `\`PUT ${path}\`; answers the new Scale.`,
-      ),
-      `  updateScale(name: string, scale: SchemaOutput<typeof scaleV1Schema>, opts: WriteOptions = {}): Promise<${scale}> {`,
-      `    return this.subresource(name, "scale").update<${scale}>({ apiVersion: "autoscaling/v1", kind: "Scale", ...scale }, opts);`,
-      "  }",
-      "",
-      ...doc(
-        "  ",
-        "Patches the scale of `name` (`{ spec: { replicas: 3 } }` as a merge patch, say): only `spec.replicas` changes.",
-        `\`PATCH ${path}\`; answers the new Scale.`,
-      ),
-      `  patchScale(name: string, patch: unknown, type: PatchType, opts: Omit<PatchOptions, "subresource"> = {}): Promise<${scale}> {`,
-      `    return this.subresource(name, "scale").patch<${scale}>(patch, type, opts);`,
-      "  }",
-    ];
-  }
+
   if (m.body) {
     const param = m.spec.param ?? "body";
     const answer = m.spec.answer === "status" ? "Status" : `SchemaObject<typeof ${m.body.schema}>`;
@@ -272,34 +246,38 @@ function renderMethod(kind: Kind, m: Kind["methods"][number]): string[] {
 
 function renderKindClients(kinds: readonly Kind[]): string {
   const withMethods = kinds.filter((k) => k.methods.length > 0);
-  const scales = withMethods.some((k) => k.methods.some((m) => m.spec.verb === "scale"));
-  const schemas = [
-    ...withMethods.flatMap((k) => [k.schema, ...k.methods.flatMap((m) => (m.body ? [m.body.schema] : []))]),
-    ...(scales ? ["scaleV1Schema"] : []),
-  ];
-  const needsOutput = scales || withMethods.some((k) => k.methods.some((m) => m.body));
-  const needsStatus = withMethods.some((k) => k.methods.some((m) => m.body && m.spec.answer === "status"));
+  /** The methods written here: scale's come with the `ScalableResourceClient` base. */
+  const own = (k: Kind) => k.methods.filter((m) => m.spec.verb !== "scale");
+  const scalable = (k: Kind) => k.methods.some((m) => m.spec.verb === "scale");
+  const schemas = withMethods.flatMap((k) => [k.schema, ...own(k).flatMap((m) => (m.body ? [m.body.schema] : []))]);
+  const needsOutput = withMethods.some((k) => own(k).some((m) => m.body));
+  const needsStatus = withMethods.some((k) => own(k).some((m) => m.body && m.spec.answer === "status"));
+  const bases = [...new Set(withMethods.map((k) => (scalable(k) ? "ScalableResourceClient" : "ResourceClient")))];
   const lines = [
     header,
     ...doc(
       "",
-      "The clients of the kinds with sub-resources of their own beyond `status`, one method per sub-resource the catalog serves (Pod `bind` and `evict`, ServiceAccount `createToken`, ...).",
+      "The clients of the kinds with sub-resources of their own beyond `status`, one method per sub-resource the catalog serves (Pod `bind` and `evict`, ServiceAccount `createToken`, ...); the kinds that serve `scale` get its methods from `ScalableResourceClient`.",
       "@module",
     ),
   ];
   if (needsStatus) lines.push(importLine(["Status"], "@orch/meta", true));
   lines.push(
     importLine(schemas, "@orch/resources", true),
-    scales
-      ? 'import { ResourceClient, type GetOptions, type PatchOptions, type PatchType, type WriteOptions } from "../resource-client.js";'
-      : 'import { ResourceClient, type WriteOptions } from "../resource-client.js";',
+    importLine([...bases, ...(withMethods.some((k) => own(k).length > 0) ? ["type WriteOptions"] : [])], "../resource-client.js"),
     importLine(needsOutput ? ["SchemaObject", "SchemaOutput"] : ["SchemaObject"], "../schema-object.js", true),
   );
   for (const k of withMethods) {
     const subs = list(k.methods.map((m) => code(m.sub)));
+    const base = scalable(k) ? "ScalableResourceClient" : "ResourceClient";
     lines.push("", ...doc("", `The client of ${code(k.type.resource)}, with a method for its ${subs} sub-resource${k.methods.length > 1 ? "s" : ""}.`));
-    lines.push(`export class ${clientClass(k)} extends ResourceClient<${k.object}> {`);
-    k.methods.forEach((m, i) => {
+    const methods = own(k);
+    if (methods.length === 0) {
+      lines.push(`export class ${clientClass(k)} extends ${base}<${k.object}> {}`);
+      continue;
+    }
+    lines.push(`export class ${clientClass(k)} extends ${base}<${k.object}> {`);
+    methods.forEach((m, i) => {
       if (i > 0) lines.push("");
       lines.push(...renderMethod(k, m));
     });

@@ -116,6 +116,7 @@ export {
 } from "./config/resolve-client-config.js";
 export { staticCredentialSource } from "./config/static-credential-source.js";
 export type { ActionBodyType, ObjectSchema, ResourceClientOptions, SubresourceClient } from "./resource-client.js";
+export { ScalableResourceClient, type Scale } from "./resource-client.js";
 export { BuiltinAccessors } from "./generated/accessors.js";
 export {
   CertificateSigningRequestClient,

@@ -10,10 +10,12 @@
  * @module
  */
 import { internalError, type APIList, type APIObject, type Status, type WatchEvent } from "@orch/meta";
+import type { scaleV1Schema } from "@orch/resources";
 import type { Client } from "./client.js";
 import { untilAborted } from "./internal/lines.js";
 import { apiVersionOf, resolveGroup, resourcePath, type ResourceRef } from "./resource-ref.js";
 import { responseError } from "./response-error.js";
+import type { SchemaObject, SchemaOutput } from "./schema-object.js";
 import type { TransportResponse } from "./transport.js";
 
 /** A namespace, for namespaced kinds. */
@@ -483,5 +485,33 @@ export class ResourceClient<T extends APIObject = APIObject> {
     const given = body as { apiVersion?: unknown; kind?: unknown };
     const typed = { ...body, apiVersion: given.apiVersion ?? resolveGroup(type.apiVersion, this.client.domain), kind: given.kind ?? type.kind };
     return this.#write<R>("POST", name, sub, typed, opts);
+  }
+}
+
+/** The `autoscaling/v1` Scale of a kind that serves `scale`. */
+export type Scale = SchemaObject<typeof scaleV1Schema>;
+
+/**
+ * The client of a kind that serves the `scale` sub-resource (Deployments, ReplicaSets,
+ * StatefulSets): its `autoscaling/v1` Scale, whose `spec.replicas` is all a replace or patch
+ * changes, with `status.replicas` and `status.selector` read from the object.
+ */
+export class ScalableResourceClient<T extends APIObject = APIObject> extends ResourceClient<T> {
+  /** Reads the Scale of `name`: `GET <resource>/{name}/scale`. */
+  getScale(name: string, opts: GetOptions = {}): Promise<Scale> {
+    return this.subresource(name, "scale").get<Scale>(opts);
+  }
+
+  /**
+   * Replaces the Scale of `name` (`PUT <resource>/{name}/scale`): only `spec.replicas` changes; a
+   * `metadata.resourceVersion` in `scale` is a precondition (409 when stale). Answers the new Scale.
+   */
+  updateScale(name: string, scale: SchemaOutput<typeof scaleV1Schema>, opts: WriteOptions = {}): Promise<Scale> {
+    return this.subresource(name, "scale").update<Scale>({ apiVersion: "autoscaling/v1", kind: "Scale", ...scale }, opts);
+  }
+
+  /** Patches the Scale of `name` (`{ spec: { replicas: 3 } }` as a merge patch, say): only `spec.replicas` changes. */
+  patchScale(name: string, patch: unknown, type: PatchType, opts: Omit<PatchOptions, "subresource"> = {}): Promise<Scale> {
+    return this.subresource(name, "scale").patch<Scale>(patch, type, opts);
   }
 }

@@ -9,11 +9,10 @@
  */
 import type { Informer } from "@orch/client";
 import { aggregatedRules, type ClusterRole } from "@orch/authz";
-import { isNotFound, type APIObject } from "@orch/meta";
+import { isNotFound, jsonEqual, type APIObject } from "@orch/meta";
 import type { ControllerContext, ControllerDescriptor } from "./controller.js";
 import { QueueController } from "./internal/queue-controller.js";
 import { clusterRolesRef } from "./internal/refs.js";
-import { sameJSON } from "./internal/same-json.js";
 
 const aggregated = (role: APIObject): boolean => role["aggregationRule"] !== undefined && role["aggregationRule"] !== null;
 
@@ -38,7 +37,7 @@ export class ClusterRoleAggregationController extends QueueController {
     if (!role) return;
     const all = (this.#roles?.list() ?? []) as unknown as ClusterRole[];
     const rules = aggregatedRules(role, all);
-    if (rules === undefined || sameJSON(rules, role.rules ?? [])) return;
+    if (rules === undefined || jsonEqual(rules, role.rules ?? [])) return;
     try {
       await this.client.resource(clusterRolesRef).update({ ...(role as unknown as APIObject), rules }, { fieldManager: "clusterrole-aggregation-controller" });
     } catch (error) {

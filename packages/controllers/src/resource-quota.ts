@@ -18,14 +18,13 @@
  */
 import { namespaceIndex, type Informer } from "@orch/client";
 import { quotaResources, quotaStatus, type QuotaObjects } from "@orch/admission";
-import { isConflict, isNotFound, type APIObject } from "@orch/meta";
+import { isConflict, isNotFound, jsonEqual, type APIObject } from "@orch/meta";
 import { quantityOf } from "@orch/resources";
 import type { ControllerContext, ControllerDescriptor } from "./controller.js";
 import { discoverResources, type DiscoveredResource } from "./discovery.js";
 import { messageOf } from "./internal/message-of.js";
 import { QueueController, RetryQuietly } from "./internal/queue-controller.js";
 import { resourceQuotasRef } from "./internal/refs.js";
-import { sameJSON } from "./internal/same-json.js";
 
 /** How long changes in a namespace gather before its quotas are recomputed (ms). */
 export const quotaSyncDelayMs = 50;
@@ -91,7 +90,7 @@ export class ResourceQuotaController extends QueueController {
       ctx.informers.addEventHandler(resourceQuotasRef, {
         onAdd: (quota) => this.#quotaChanged(quota, true),
         onUpdate: (old, quota) => {
-          const specChanged = !sameJSON(old["spec"], quota["spec"]);
+          const specChanged = !jsonEqual(old["spec"], quota["spec"]);
           if (specChanged || !sameList(specOf(quota).hard, statusOf(quota).hard)) this.#quotaChanged(quota, specChanged);
         },
         onDelete: (quota) => {

@@ -155,3 +155,4 @@ export {
   type MergeMarkers,
   type PatchStrategy,
 } from "./merge-markers.js";
+export { jsonEqual } from "./json-equal.js";

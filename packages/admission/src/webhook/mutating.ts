@@ -7,13 +7,13 @@
  * called again, once.
  * @module
  */
-import type { APIObject } from "@orch/meta";
+import { jsonEqual, type APIObject } from "@orch/meta";
 import type { AdmissionAttributes } from "../attributes.js";
 import type { AdmissionServices } from "../services.js";
 import { callWebhook, type CallContext } from "./call.js";
 import { failedCallingWebhook, patchWithoutObject, WebhookCallError } from "./errors.js";
 import { isExemptFromWebhooks, namespaceLabelsOf, shouldCallHook, type Invocation } from "./matching.js";
-import { applyJSONPatch, fromVersion, jsonEqual, parseJSONPatch, patchedObjectProblem, resourceVersionOf, toVersion } from "./versioned.js";
+import { applyJSONPatch, fromVersion, parseJSONPatch, patchedObjectProblem, resourceVersionOf, toVersion } from "./versioned.js";
 import type { WebhookSource } from "./webhooks.js";
 
 /** The name of the mutating webhook plugin (and the key of its reinvocation state). */

@@ -31,18 +31,6 @@ export function fromVersion(object: APIObject, version: ResourceVersion | undefi
   return version && !version.storage && version.toStorage ? version.toStorage(object) : object;
 }
 
-/** Semantic equality of JSON values: key order ignored. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(b)) return false;
-  const ra = a as Record<string, unknown>;
-  const rb = b as Record<string, unknown>;
-  const keys = Object.keys(ra).filter((k) => ra[k] !== undefined);
-  if (keys.length !== Object.keys(rb).filter((k) => rb[k] !== undefined).length) return false;
-  return keys.every((k) => jsonEqual(ra[k], rb[k]));
-}
-
 /**
  * The operations of a JSON patch given as text.
  * @throws Error when `text` is not JSON or not a list.

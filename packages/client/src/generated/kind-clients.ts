@@ -2,7 +2,8 @@
 
 /**
  * The clients of the kinds with sub-resources of their own beyond `status`, one method per
- * sub-resource the catalog serves (Pod `bind` and `evict`, ServiceAccount `createToken`, ...).
+ * sub-resource the catalog serves (Pod `bind` and `evict`, ServiceAccount `createToken`, ...); the
+ * kinds that serve `scale` get its methods from `ScalableResourceClient`.
  * @module
  */
 import type { Status } from "@orch/meta";
@@ -14,12 +15,11 @@ import type {
   namespaceV1Schema,
   podV1Schema,
   replicaSetV1Schema,
-  scaleV1Schema,
   serviceAccountV1Schema,
   statefulSetV1Schema,
   tokenRequestV1Schema,
 } from "@orch/resources";
-import { ResourceClient, type GetOptions, type PatchOptions, type PatchType, type WriteOptions } from "../resource-client.js";
+import { ResourceClient, ScalableResourceClient, type WriteOptions } from "../resource-client.js";
 import type { SchemaObject, SchemaOutput } from "../schema-object.js";
 
 /** The client of `namespaces`, with a method for its `finalize` sub-resource. */
@@ -71,94 +71,13 @@ export class ServiceAccountClient extends ResourceClient<SchemaObject<typeof ser
 }
 
 /** The client of `deployments`, with a method for its `scale` sub-resource. */
-export class DeploymentClient extends ResourceClient<SchemaObject<typeof deploymentV1Schema>> {
-  /**
-   * Reads the scale of `name`. The `autoscaling/v1` Scale of `name`: `spec.replicas` (what a
-   * replace or patch changes, nothing else) and `status.replicas` and `status.selector`.
-   * `GET deployments/{name}/scale`.
-   */
-  getScale(name: string, opts: GetOptions = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
-    return this.subresource(name, "scale").get<SchemaObject<typeof scaleV1Schema>>(opts);
-  }
-
-  /**
-   * Replaces the scale of `name`: only `spec.replicas` changes; a `metadata.resourceVersion` in
-   * `scale` is a precondition (409 when stale).
-   * `PUT deployments/{name}/scale`; answers the new Scale.
-   */
-  updateScale(name: string, scale: SchemaOutput<typeof scaleV1Schema>, opts: WriteOptions = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
-    return this.subresource(name, "scale").update<SchemaObject<typeof scaleV1Schema>>({ apiVersion: "autoscaling/v1", kind: "Scale", ...scale }, opts);
-  }
-
-  /**
-   * Patches the scale of `name` (`{ spec: { replicas: 3 } }` as a merge patch, say): only
-   * `spec.replicas` changes.
-   * `PATCH deployments/{name}/scale`; answers the new Scale.
-   */
-  patchScale(name: string, patch: unknown, type: PatchType, opts: Omit<PatchOptions, "subresource"> = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
-    return this.subresource(name, "scale").patch<SchemaObject<typeof scaleV1Schema>>(patch, type, opts);
-  }
-}
+export class DeploymentClient extends ScalableResourceClient<SchemaObject<typeof deploymentV1Schema>> {}
 
 /** The client of `replicasets`, with a method for its `scale` sub-resource. */
-export class ReplicaSetClient extends ResourceClient<SchemaObject<typeof replicaSetV1Schema>> {
-  /**
-   * Reads the scale of `name`. The `autoscaling/v1` Scale of `name`: `spec.replicas` (what a
-   * replace or patch changes, nothing else) and `status.replicas` and `status.selector`.
-   * `GET replicasets/{name}/scale`.
-   */
-  getScale(name: string, opts: GetOptions = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
-    return this.subresource(name, "scale").get<SchemaObject<typeof scaleV1Schema>>(opts);
-  }
-
-  /**
-   * Replaces the scale of `name`: only `spec.replicas` changes; a `metadata.resourceVersion` in
-   * `scale` is a precondition (409 when stale).
-   * `PUT replicasets/{name}/scale`; answers the new Scale.
-   */
-  updateScale(name: string, scale: SchemaOutput<typeof scaleV1Schema>, opts: WriteOptions = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
-    return this.subresource(name, "scale").update<SchemaObject<typeof scaleV1Schema>>({ apiVersion: "autoscaling/v1", kind: "Scale", ...scale }, opts);
-  }
-
-  /**
-   * Patches the scale of `name` (`{ spec: { replicas: 3 } }` as a merge patch, say): only
-   * `spec.replicas` changes.
-   * `PATCH replicasets/{name}/scale`; answers the new Scale.
-   */
-  patchScale(name: string, patch: unknown, type: PatchType, opts: Omit<PatchOptions, "subresource"> = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
-    return this.subresource(name, "scale").patch<SchemaObject<typeof scaleV1Schema>>(patch, type, opts);
-  }
-}
+export class ReplicaSetClient extends ScalableResourceClient<SchemaObject<typeof replicaSetV1Schema>> {}
 
 /** The client of `statefulsets`, with a method for its `scale` sub-resource. */
-export class StatefulSetClient extends ResourceClient<SchemaObject<typeof statefulSetV1Schema>> {
-  /**
-   * Reads the scale of `name`. The `autoscaling/v1` Scale of `name`: `spec.replicas` (what a
-   * replace or patch changes, nothing else) and `status.replicas` and `status.selector`.
-   * `GET statefulsets/{name}/scale`.
-   */
-  getScale(name: string, opts: GetOptions = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
-    return this.subresource(name, "scale").get<SchemaObject<typeof scaleV1Schema>>(opts);
-  }
-
-  /**
-   * Replaces the scale of `name`: only `spec.replicas` changes; a `metadata.resourceVersion` in
-   * `scale` is a precondition (409 when stale).
-   * `PUT statefulsets/{name}/scale`; answers the new Scale.
-   */
-  updateScale(name: string, scale: SchemaOutput<typeof scaleV1Schema>, opts: WriteOptions = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
-    return this.subresource(name, "scale").update<SchemaObject<typeof scaleV1Schema>>({ apiVersion: "autoscaling/v1", kind: "Scale", ...scale }, opts);
-  }
-
-  /**
-   * Patches the scale of `name` (`{ spec: { replicas: 3 } }` as a merge patch, say): only
-   * `spec.replicas` changes.
-   * `PATCH statefulsets/{name}/scale`; answers the new Scale.
-   */
-  patchScale(name: string, patch: unknown, type: PatchType, opts: Omit<PatchOptions, "subresource"> = {}): Promise<SchemaObject<typeof scaleV1Schema>> {
-    return this.subresource(name, "scale").patch<SchemaObject<typeof scaleV1Schema>>(patch, type, opts);
-  }
-}
+export class StatefulSetClient extends ScalableResourceClient<SchemaObject<typeof statefulSetV1Schema>> {}
 
 /** The client of `certificatesigningrequests`, with a method for its `approval` sub-resource. */
 export class CertificateSigningRequestClient extends ResourceClient<SchemaObject<typeof certificateSigningRequestV1Schema>> {
