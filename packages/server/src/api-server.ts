@@ -296,7 +296,8 @@ export class APIServer {
         withErrorResponses,
         withBodyLimit(this.maxRequestBodyBytes),
         withRequestInfo,
-        withMetrics(this.#metrics),
+        // No recorder, no stage: an embedded server without metrics pays nothing per request.
+        ...(options.metrics ? [withMetrics(options.metrics)] : []),
         ...(audit ? [audit.failedAuthentication] : []),
         withAuthentication(this.#authentication.authenticator, { anonymous: options.anonymousAuth ?? true, ...(options.log ? { log: options.log } : {}) }),
         ...(audit ? [audit.audit] : []),
