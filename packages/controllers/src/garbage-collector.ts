@@ -132,7 +132,10 @@ export class GarbageCollector implements Controller {
     await Promise.race([ctx.informers.waitForSync(), stopped]);
     if (this.#stopped) return;
     const workers = this.#options.workers ?? 20;
-    const onError = (what: string) => (uid: string, error: unknown) => this.#log(`garbagecollector: ${what} ${this.#describe(uid)}: ${messageOf(error)}`);
+    // A 409 is a race with another writer, retried with the newer copy: not worth a log line.
+    const onError = (what: string) => (uid: string, error: unknown) => {
+      if (!isConflict(error)) this.#log(`garbagecollector: ${what} ${this.#describe(uid)}: ${messageOf(error)}`);
+    };
     this.#workers = Promise.all([
       processQueue(deleteQueue, (uid) => this.#attemptToDeleteItem(uid), { workers, onError: onError("cannot collect") }),
       processQueue(orphanQueue, (uid) => this.#orphanDependents(uid), { workers, onError: onError("cannot orphan the dependents of") }),

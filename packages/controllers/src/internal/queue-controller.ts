@@ -4,7 +4,7 @@
  * @module
  */
 import { objectKey, type Client, type Informer, type ResourceRef } from "@orch/client";
-import type { APIObject } from "@orch/meta";
+import { isConflict, type APIObject } from "@orch/meta";
 import type { Clock } from "@orch/store";
 import type { Controller, ControllerContext } from "../controller.js";
 import { messageOf } from "./message-of.js";
@@ -22,7 +22,8 @@ export class RetryQuietly extends Error {
  * A controller whose informer handlers queue keys and whose workers call
  * `sync` with each. Subclasses register their handlers in
  * `watch`; a sync that throws is retried with the queue's back-off and
- * logged (unless it threw `RetryQuietly`).
+ * logged, unless it threw `RetryQuietly` or a 409 Conflict (the informer's copy was older
+ * than the server's: routine when two writers race, and the retry reads the newer copy).
  */
 export abstract class QueueController implements Controller {
   abstract readonly name: string;
@@ -117,7 +118,7 @@ export abstract class QueueController implements Controller {
     this.#workersDone = processQueue(queue, (key) => this.sync(key), {
       workers: this.workers,
       onError: (key, error) => {
-        if (!(error instanceof RetryQuietly)) this.log(`${key}: ${messageOf(error)}`);
+        if (!(error instanceof RetryQuietly) && !isConflict(error)) this.log(`${key}: ${messageOf(error)}`);
       },
     });
   }
