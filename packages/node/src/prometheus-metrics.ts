@@ -18,13 +18,29 @@ export interface PrometheusMetrics extends MetricsRegistry {
   readonly registry: Registry;
 }
 
+/** The reference's buckets of the authentication and authorization latencies. */
+const latencyBuckets = [0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384];
+/** The reference's buckets of the admission step and plugin latencies. */
+const admissionBuckets = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5];
+/** The reference's buckets of the admission webhook latencies. */
+const webhookBuckets = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25];
+/** The reference's buckets of `etcd_request_duration_seconds`. */
+const storageBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+/** The reference's buckets of the flow-control queue wait. */
+const waitBuckets = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
+
 const requestLabelNames = ["verb", "group", "version", "resource", "subresource", "scope", "component"] as const;
 
 /**
  * The reference's API server metrics in a `prom-client` registry: `apiserver_request_total`,
  * `apiserver_request_duration_seconds` (the reference's buckets),
- * `apiserver_current_inflight_requests{request_kind}`, `apiserver_longrunning_requests` and
- * `apiserver_storage_objects{resource}`. Give it to `APIServerOptions.metrics`; the server then
+ * `apiserver_current_inflight_requests{request_kind}`, `apiserver_longrunning_requests`,
+ * `apiserver_storage_objects{resource}`, `apiserver_requested_deprecated_apis`,
+ * `authentication_attempts` and `authentication_duration_seconds`,
+ * `apiserver_authorization_decisions_total` and `apiserver_authorization_duration_seconds`, the
+ * three `apiserver_admission_*_admission_duration_seconds`, `etcd_request_duration_seconds`,
+ * `apiserver_audit_event_total` and `apiserver_audit_error_total`, and the
+ * `apiserver_flowcontrol_*` metrics. Give it to `APIServerOptions.metrics`; the server then
  * serves it at `GET /metrics`.
  * @example
  * ```ts
@@ -65,6 +81,109 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
     labelNames: ["resource"],
     registers,
   });
+  const deprecated = new Gauge({
+    name: "apiserver_requested_deprecated_apis",
+    help: "Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.",
+    labelNames: ["group", "version", "resource", "subresource", "removed_release"],
+    registers,
+  });
+  const authnAttempts = new Counter({ name: "authentication_attempts", help: "Counter of authenticated attempts.", labelNames: ["result"], registers });
+  const authnDuration = new Histogram({
+    name: "authentication_duration_seconds",
+    help: "Authentication duration in seconds broken out by result.",
+    labelNames: ["result"],
+    buckets: latencyBuckets,
+    registers,
+  });
+  const authzDecisions = new Counter({
+    name: "apiserver_authorization_decisions_total",
+    help: "Total number of terminal decisions made by an authorizer split by decision.",
+    labelNames: ["decision"],
+    registers,
+  });
+  const authzDuration = new Histogram({
+    name: "apiserver_authorization_duration_seconds",
+    help: "Authorization duration in seconds broken out by decision.",
+    labelNames: ["decision"],
+    buckets: latencyBuckets,
+    registers,
+  });
+  const admissionLabels = ["type", "operation", "rejected"] as const;
+  const admissionHistograms = {
+    step: new Histogram({
+      name: "apiserver_admission_step_admission_duration_seconds",
+      help: "Admission sub-step latency histogram in seconds, broken out for each operation and API resource and step type (validate or admit).",
+      labelNames: admissionLabels,
+      buckets: admissionBuckets,
+      registers,
+    }),
+    controller: new Histogram({
+      name: "apiserver_admission_controller_admission_duration_seconds",
+      help: "Admission controller latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).",
+      labelNames: ["name", ...admissionLabels],
+      buckets: admissionBuckets,
+      registers,
+    }),
+    webhook: new Histogram({
+      name: "apiserver_admission_webhook_admission_duration_seconds",
+      help: "Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).",
+      labelNames: ["name", ...admissionLabels],
+      buckets: webhookBuckets,
+      registers,
+    }),
+  };
+  const storageDuration = new Histogram({
+    name: "etcd_request_duration_seconds",
+    help: "Etcd request latency in seconds for each operation and object type.",
+    labelNames: ["operation", "type"],
+    buckets: storageBuckets,
+    registers,
+  });
+  const auditEvents = new Counter({ name: "apiserver_audit_event_total", help: "Counter of audit events generated and sent to the audit backend.", registers });
+  const auditErrors = new Counter({
+    name: "apiserver_audit_error_total",
+    help: "Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.",
+    labelNames: ["plugin"],
+    registers,
+  });
+  const flowLabels = ["priority_level", "flow_schema"] as const;
+  const dispatched = new Counter({
+    name: "apiserver_flowcontrol_dispatched_requests_total",
+    help: "Number of requests executed by API Priority and Fairness subsystem",
+    labelNames: flowLabels,
+    registers,
+  });
+  const rejected = new Counter({
+    name: "apiserver_flowcontrol_rejected_requests_total",
+    help: "Number of requests rejected by API Priority and Fairness subsystem",
+    labelNames: [...flowLabels, "reason"],
+    registers,
+  });
+  const inQueue = new Gauge({
+    name: "apiserver_flowcontrol_current_inqueue_requests",
+    help: "Number of requests currently pending in queues of the API Priority and Fairness subsystem",
+    labelNames: flowLabels,
+    registers,
+  });
+  const executing = new Gauge({
+    name: "apiserver_flowcontrol_current_executing_requests",
+    help: "Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem",
+    labelNames: flowLabels,
+    registers,
+  });
+  const waited = new Histogram({
+    name: "apiserver_flowcontrol_request_wait_duration_seconds",
+    help: "Length of time a request spent waiting in its queue",
+    labelNames: [...flowLabels, "execute"],
+    buckets: waitBuckets,
+    registers,
+  });
+  const seats = new Gauge({
+    name: "apiserver_flowcontrol_nominal_limit_seats",
+    help: "Nominal number of execution seats configured for each priority level",
+    labelNames: ["priority_level"],
+    registers,
+  });
   // Both kinds show from the start, at 0, as in the reference.
   inflight.set({ request_kind: "readOnly" }, 0);
   inflight.set({ request_kind: "mutating" }, 0);
@@ -79,6 +198,28 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
     },
     longRunning: (labels, delta) => longRunning.inc(labelsOf(labels), delta),
     storageObjects: (resource, count) => objects.set({ resource }, count),
+    deprecatedRequest: (labels) => deprecated.set({ ...labels }, 1),
+    authenticated: (result, seconds) => {
+      authnAttempts.inc({ result });
+      authnDuration.observe({ result }, seconds);
+    },
+    authorized: (decision, seconds) => {
+      authzDecisions.inc({ decision });
+      authzDuration.observe({ decision }, seconds);
+    },
+    admission: (kind, m) => {
+      const labels = { type: m.type, operation: m.operation, rejected: String(m.rejected) };
+      admissionHistograms[kind].observe(kind === "step" ? labels : { ...labels, name: m.name }, m.seconds);
+    },
+    storageRequest: (operation, type, secs) => storageDuration.observe({ operation, type }, secs),
+    auditEvent: () => auditEvents.inc(),
+    auditError: (plugin, events) => auditErrors.inc({ plugin }, events),
+    flowControlDispatched: (labels) => dispatched.inc({ ...labels }),
+    flowControlRejected: (labels, reason) => rejected.inc({ ...labels, reason }),
+    flowControlInQueue: (labels, delta) => inQueue.inc({ ...labels }, delta),
+    flowControlExecuting: (labels, delta) => executing.inc({ ...labels }, delta),
+    flowControlWaited: (labels, execute, secs) => waited.observe({ ...labels, execute: String(execute) }, secs),
+    flowControlSeats: (priorityLevel, n) => seats.set({ priority_level: priorityLevel }, n),
     render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
 }

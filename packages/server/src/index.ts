@@ -22,6 +22,10 @@ export {
   type RenderedMetrics,
   type RequestKind,
   type RequestLabels,
+  type DeprecatedAPILabels,
+  type AdmissionStepType,
+  type AdmissionMeasurement,
+  type FlowControlLabels,
 } from "./metrics.js";
 export {
   auditLevels,

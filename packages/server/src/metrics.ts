@@ -1,8 +1,9 @@
 /**
  * The metrics port of orch: what the server records about the requests it serves (the
  * reference's `apiserver_request_total`, `apiserver_request_duration_seconds`,
- * `apiserver_current_inflight_requests`, `apiserver_longrunning_requests` and
- * `apiserver_storage_objects`), with no metrics library of its own. `@orch/node`'s
+ * `apiserver_current_inflight_requests`, `apiserver_longrunning_requests`,
+ * `apiserver_storage_objects`, deprecated APIs, authentication, authorization, admission,
+ * storage, audit and flow-control metrics), with no metrics library of its own. `@orch/node`'s
  * `prometheusMetrics()` implements it over `prom-client`; {@link noopMetrics} is the default.
  * @module
  */
@@ -26,6 +27,40 @@ export interface RequestLabels {
   component: string;
 }
 
+/** The labels of `apiserver_requested_deprecated_apis`: a deprecated version that was asked for. */
+export interface DeprecatedAPILabels {
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  /** The release the version goes away in (`1.25`), or `""` when none is planned. */
+  removed_release: string;
+}
+
+/** Which half of admission a measurement is of: `admit` (mutating) or `validate`. */
+export type AdmissionStepType = "admit" | "validate";
+
+/**
+ * One measured admission step: the whole chain's half (`apiserver_admission_step_admission_duration_seconds`),
+ * one plugin (`..._controller_...`) or one webhook (`..._webhook_...`).
+ */
+export interface AdmissionMeasurement {
+  /** The plugin's or webhook's name; `""` for the whole step. */
+  name: string;
+  type: AdmissionStepType;
+  /** `CREATE`, `UPDATE`, `DELETE` or `CONNECT`. */
+  operation: string;
+  /** Whether it refused the request. */
+  rejected: boolean;
+  seconds: number;
+}
+
+/** The labels of the flow-control metrics: the priority level and the flow schema a request was classified into. */
+export interface FlowControlLabels {
+  priority_level: string;
+  flow_schema: string;
+}
+
 /** Receives what the server measures. Every method must be cheap and must not throw. */
 export interface MetricsRecorder {
   /** A request that is not long-running started: `apiserver_current_inflight_requests{request_kind}` goes up. */
@@ -41,6 +76,42 @@ export interface MetricsRecorder {
   longRunning(labels: RequestLabels, delta: 1 | -1): void;
   /** The number of stored objects of `resource` (`<resource>.<group>`, or `<resource>` for the core group): `apiserver_storage_objects`. */
   storageObjects(resource: string, count: number): void;
+  /** A request through a deprecated version: `apiserver_requested_deprecated_apis` (a gauge set to 1). */
+  deprecatedRequest(labels: DeprecatedAPILabels): void;
+  /**
+   * An authentication attempt ended: `authentication_attempts{result}` and
+   * `authentication_duration_seconds{result}` (`success`, `failure` (no authenticator knew the
+   * credential), `error` (an authenticator failed)).
+   */
+  authenticated(result: "success" | "failure" | "error", seconds: number): void;
+  /**
+   * An authorization decision: `apiserver_authorization_decisions_total{decision}` and
+   * `apiserver_authorization_duration_seconds{decision}` (`allowed`, `denied`, `error`).
+   */
+  authorized(decision: "allowed" | "denied" | "error", seconds: number): void;
+  /** An admission step, plugin or webhook finished: the three `apiserver_admission_*_admission_duration_seconds`. */
+  admission(kind: "step" | "controller" | "webhook", measurement: AdmissionMeasurement): void;
+  /** A call to the store: `etcd_request_duration_seconds{operation,type}` (`type` is `<resource>.<group>`, or the key prefix). */
+  storageRequest(operation: string, type: string, seconds: number): void;
+  /** An audit event was handed to a backend: `apiserver_audit_event_total`. */
+  auditEvent(): void;
+  /** An audit backend failed to take or deliver events and dropped them: `apiserver_audit_error_total{plugin}`. */
+  auditError(plugin: string, events: number): void;
+  /** A request was let through flow control: `apiserver_flowcontrol_dispatched_requests_total`. */
+  flowControlDispatched(labels: FlowControlLabels): void;
+  /**
+   * Flow control refused a request: `apiserver_flowcontrol_rejected_requests_total{reason}`
+   * (`queue-full`, `concurrency-limit` (a `Reject` level), `time-out` (waited too long in its queue), `cancelled`).
+   */
+  flowControlRejected(labels: FlowControlLabels, reason: string): void;
+  /** Requests waiting in a level's queues went up or down: `apiserver_flowcontrol_current_inqueue_requests`. */
+  flowControlInQueue(labels: FlowControlLabels, delta: number): void;
+  /** Requests executing in a level went up or down: `apiserver_flowcontrol_current_executing_requests`. */
+  flowControlExecuting(labels: FlowControlLabels, delta: number): void;
+  /** How long a request waited in its queue (`execute`: whether it then ran): `apiserver_flowcontrol_request_wait_duration_seconds`. */
+  flowControlWaited(labels: FlowControlLabels, execute: boolean, seconds: number): void;
+  /** A level's seats: `apiserver_flowcontrol_nominal_limit_seats{priority_level}`. */
+  flowControlSeats(priorityLevel: string, seats: number): void;
 }
 
 /** The metrics text of a scrape, in the Prometheus text exposition format. */
@@ -68,6 +139,19 @@ export const noopMetrics: MetricsRecorder = {
   requestFinished: () => undefined,
   longRunning: () => undefined,
   storageObjects: () => undefined,
+  deprecatedRequest: () => undefined,
+  authenticated: () => undefined,
+  authorized: () => undefined,
+  admission: () => undefined,
+  storageRequest: () => undefined,
+  auditEvent: () => undefined,
+  auditError: () => undefined,
+  flowControlDispatched: () => undefined,
+  flowControlRejected: () => undefined,
+  flowControlInQueue: () => undefined,
+  flowControlExecuting: () => undefined,
+  flowControlWaited: () => undefined,
+  flowControlSeats: () => undefined,
 };
 
 /** True when `recorder` can render, so the server serves `/metrics` from it. */

@@ -1,7 +1,7 @@
 import { forbidden, tooManyRequests, unauthorized } from "@orch/meta";
 import { describe, expect, it } from "vitest";
 import type { APIResponse } from "../api-request.js";
-import type { MetricsRecorder, RequestKind, RequestLabels } from "../metrics.js";
+import { noopMetrics, type MetricsRecorder, type RequestKind, type RequestLabels } from "../metrics.js";
 import { withMetrics } from "./metrics-stage.js";
 import { withErrorResponses, withRequestInfo } from "./request-info-stage.js";
 import { chain, type Handler, type ServerRequest } from "./stage.js";
@@ -12,6 +12,7 @@ function fakeRecorder() {
   const inflight: Record<RequestKind, number> = { readOnly: 0, mutating: 0 };
   const longRunning = new Map<string, number>();
   const recorder: MetricsRecorder = {
+    ...noopMetrics,
     requestStarted: (kind) => inflight[kind]++,
     requestEnded: (kind) => inflight[kind]--,
     requestFinished: (l: RequestLabels, code, seconds) =>
