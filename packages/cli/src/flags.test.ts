@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FlagError, parseDuration, parseFlags } from "./flags.js";
+import { FlagError, parseDuration, parseFlags, usage } from "./flags.js";
 
 describe("parseFlags", () => {
   it("has the documented defaults", () => {
@@ -11,6 +11,8 @@ describe("parseFlags", () => {
       domain: "orch.io",
       shutdownDelayMs: 0,
       livezGracePeriodMs: 0,
+      requestTimeoutMs: 60_000,
+      minRequestTimeoutSeconds: 1800,
       etcdServers: [],
       etcdPrefix: "",
       etcdCompactionIntervalMs: 300_000,
@@ -35,6 +37,11 @@ describe("parseFlags", () => {
     [["--shutdown-delay-duration=1m30s"], { shutdownDelayMs: 90_000 }],
     [["--livez-grace-period", "500ms"], { livezGracePeriodMs: 500 }],
     [["--livez-grace-period", "0"], { livezGracePeriodMs: 0 }],
+    [["--request-timeout", "30s"], { requestTimeoutMs: 30_000 }],
+    [["--request-timeout=2m0s"], { requestTimeoutMs: 120_000 }],
+    [["--request-timeout=0"], { requestTimeoutMs: 0 }],
+    [["--min-request-timeout", "300"], { minRequestTimeoutSeconds: 300 }],
+    [["--min-request-timeout=0"], { minRequestTimeoutSeconds: 0 }],
     [["--etcd-servers", "http://127.0.0.1:2379,http://127.0.0.1:22379"], { etcdServers: ["http://127.0.0.1:2379", "http://127.0.0.1:22379"] }],
     [["--etcd-servers=http://a:2379", "--etcd-prefix", "/orch"], { etcdServers: ["http://a:2379"], etcdPrefix: "/orch" }],
     [["--etcd-servers=http://a:2379", "--etcd-compaction-interval", "1m"], { etcdCompactionIntervalMs: 60_000 }],
@@ -165,6 +172,10 @@ describe("parseFlags", () => {
     [["--shutdown-delay-duration", "5"], /--shutdown-delay-duration: invalid duration "5"/],
     [["--livez-grace-period", "-5s"], /--livez-grace-period/],
     [["--livez-grace-period", "soon"], /--livez-grace-period/],
+    [["--request-timeout", "60"], /invalid --request-timeout: invalid duration "60"/],
+    [["--request-timeout", "-1s"], /--request-timeout/],
+    [["--min-request-timeout", "1m"], /invalid --min-request-timeout "1m": want a whole number of seconds/],
+    [["--min-request-timeout", "-5"], /min-request-timeout/],
     [["serve"], /serve/],
     [["--authorization-mode=RBAC,Magic"], /invalid --authorization-mode "Magic"/],
     [["--authorization-mode=RBAC,RBAC"], /a mode is named twice/],
@@ -216,5 +227,12 @@ describe("parseDuration", () => {
 
   it.each(["", "s", "5", "5x", "1m 30s", "-1s", "1.s.5"])("refuses %j", (text) => {
     expect(() => parseDuration(text)).toThrow(FlagError);
+  });
+});
+
+describe("timeout flags in --help", () => {
+  it("lists --request-timeout and --min-request-timeout with their defaults", () => {
+    expect(usage).toMatch(/--request-timeout duration[\s\S]*\(default 1m0s\)/);
+    expect(usage).toMatch(/--min-request-timeout int[\s\S]*\(default 1800\)/);
   });
 });

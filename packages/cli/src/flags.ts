@@ -2,6 +2,7 @@
  * The command line of `orch-apiserver`, parsed with `node:util` `parseArgs`.
  * @module
  */
+import { parseGoDuration } from "@orch/meta";
 import { isIP } from "node:net";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { authorizationOptions, authorizationUsage, parseAuthorizationFlags, type AuthorizationFlags } from "./authorization-flags.js";
@@ -34,6 +35,16 @@ export interface Flags {
   shutdownDelayMs: number;
   /** `--livez-grace-period` in milliseconds (`0s`). */
   livezGracePeriodMs: number;
+  /**
+   * `--request-timeout` in milliseconds (`1m0s`): the longest a request that is not long-running
+   * may take before it is answered 504; `0` turns the limit off.
+   */
+  requestTimeoutMs: number;
+  /**
+   * `--min-request-timeout` in seconds (`1800`): a watch without `timeoutSeconds` ends after a
+   * random duration from this to twice this.
+   */
+  minRequestTimeoutSeconds: number;
   /** `--etcd-servers`: etcd client URLs; empty (the default) keeps objects in memory. */
   etcdServers: string[];
   /** `--etcd-prefix`: a prefix before every orch key in etcd (`""`; orch keys start with `/registry/`). */
@@ -94,6 +105,12 @@ Flags:
       --domain string                     product domain of groups, labels and markers (default "orch.io")
       --shutdown-delay-duration duration  how long /readyz fails before the server stops accepting (default 0s)
       --livez-grace-period duration       how long /livez may fail after start (default 0s)
+      --request-timeout duration          how long a request that is not a watch may take before it is answered
+                                          504 Timeout; a request's ?timeout= may only shorten it; 0 turns the
+                                          limit off (default 1m0s)
+      --min-request-timeout int           seconds a watch without timeoutSeconds stays open at least: it ends
+                                          after a random time from this to twice this, so that clients
+                                          reconnect spread out (default 1800)
       --etcd-servers strings              etcd client URLs, comma-separated (http://host:port or https://...);
                                           without it objects live in memory
       --etcd-prefix string                prefix before every key in etcd (default "", keys start with /registry/)
@@ -117,35 +134,26 @@ Flags:
   -h, --help                              print this help
 ${authenticationUsage}${authorizationUsage}${admissionUsage}${auditUsage}${controllersUsage}`;
 
-const units: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  μs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
 /**
  * Parses a Go duration (`0s`, `5s`, `1m30s`, `500ms`, `1.5h`, `0`) into milliseconds.
  * Negative durations are refused here: no flag of this command takes one.
  * @throws FlagError when `text` is not a duration
  */
 export function parseDuration(text: string): number {
-  if (text === "0" || text === "+0") return 0;
-  const body = text.startsWith("+") ? text.slice(1) : text;
-  const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/gy;
-  let total = 0;
-  let at = 0;
-  let match: RegExpExecArray | null;
-  while (at < body.length && (match = part.exec(body)) !== null) {
-    total += Number(match[1]) * units[match[2]!]!;
-    at = part.lastIndex;
+  let ms: number;
+  try {
+    ms = parseGoDuration(text);
+  } catch {
+    ms = Number.NaN;
   }
-  if (body.length === 0 || at !== body.length) throw new FlagError(`invalid duration "${text}" (examples: 0s, 5s, 1m30s, 500ms)`);
-  return total;
+  if (!(ms >= 0)) throw new FlagError(`invalid duration "${text}" (examples: 0s, 5s, 1m30s, 500ms)`);
+  return ms;
+}
+
+function parseMinRequestTimeout(text: string | undefined): number {
+  if (text === undefined) return 1800;
+  if (!/^\d{1,9}$/.test(text)) throw new FlagError(`invalid --min-request-timeout "${text}": want a whole number of seconds, 0 or more`);
+  return Number(text);
 }
 
 function parsePort(text: string): number {
@@ -176,6 +184,8 @@ export function parseFlags(argv: readonly string[]): Flags {
     domain: { type: "string" },
     "shutdown-delay-duration": { type: "string" },
     "livez-grace-period": { type: "string" },
+    "request-timeout": { type: "string" },
+    "min-request-timeout": { type: "string" },
     "etcd-servers": { type: "string" },
     "etcd-prefix": { type: "string" },
     "etcd-cafile": { type: "string" },
@@ -209,6 +219,8 @@ export function parseFlags(argv: readonly string[]): Flags {
     domain,
     shutdownDelayMs: duration("shutdown-delay-duration"),
     livezGracePeriodMs: duration("livez-grace-period"),
+    requestTimeoutMs: duration("request-timeout", 60_000),
+    minRequestTimeoutSeconds: parseMinRequestTimeout(str("min-request-timeout")),
     etcdServers: etcd.servers,
     etcdPrefix: etcd.prefix,
     etcdCompactionIntervalMs: duration("etcd-compaction-interval", 5 * 60_000),

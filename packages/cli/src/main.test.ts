@@ -105,6 +105,8 @@ describe("runAPIServer", () => {
       domain: "k8s.io",
       shutdownDelayMs: 1000,
       livezGracePeriodMs: 2000,
+      requestTimeoutMs: 60_000,
+      minRequestTimeoutSeconds: 1800,
       // prometheusMetrics(), always on: served at /metrics.
       metrics: expect.objectContaining({ render: expect.any(Function), requestFinished: expect.any(Function) }),
       serviceAccountTokens: { signingKey: expect.any(Function), lookup: true, verificationKeys: [] },
@@ -185,6 +187,22 @@ describe("runAPIServer", () => {
     const stderr = capture();
     expect(await runAPIServer(["--runtime-config", "api/all=never"], { stdout: capture(), stderr })).toBe(2);
     expect(stderr.text).toContain('invalid --runtime-config "api/all=never"');
+  });
+
+  it("exits 1 naming the group when --runtime-config names a group the server does not know", async () => {
+    const stderr = capture();
+    const code = await runAPIServer(["--secure-port", "0", "--data-dir", dir, "--runtime-config", "nope.example.com/v1=true"], {
+      stdout: capture(),
+      stderr,
+      signal: stop.signal,
+    });
+    expect(code).toBe(1);
+    expect(stderr.text).toContain("unknown api groups nope.example.com");
+  });
+
+  it("hands --request-timeout and --min-request-timeout to the server", async () => {
+    const { fake } = await start(["--secure-port", "0", "--data-dir", dir, "--request-timeout", "30s", "--min-request-timeout", "600"]);
+    expect(fake.options).toMatchObject({ requestTimeoutMs: 30_000, minRequestTimeoutSeconds: 600 });
   });
 
   it("prints usage for --help and exits 0", async () => {

@@ -152,6 +152,8 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
       domain: flags.domain,
       shutdownDelayMs: flags.shutdownDelayMs,
       livezGracePeriodMs: flags.livezGracePeriodMs,
+      requestTimeoutMs: flags.requestTimeoutMs,
+      minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
       // Always on: served at /metrics to callers allowed `get` on it (system:monitoring, say).
       metrics: prometheusMetrics(),
     };

@@ -156,3 +156,4 @@ export {
   type PatchStrategy,
 } from "./merge-markers.js";
 export { jsonEqual } from "./json-equal.js";
+export { parseGoDuration } from "./duration.js";

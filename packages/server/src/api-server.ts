@@ -8,7 +8,7 @@ import type { Authenticator, TokenAuthenticator } from "@orch/authn";
 import type { Authorizer } from "@orch/authz";
 import type { AdmissionPlugin } from "@orch/admission";
 import { notFound, statusError, type APIObject } from "@orch/meta";
-import { builtinResources, openAPIDocument, openAPIIndex, ResourceRegistry, type ResourceType } from "@orch/resources";
+import { builtinResources, openAPIDocument, openAPIIndex, ResourceRegistry, type ResourceType, type ResourceVersion } from "@orch/resources";
 import type { Clock, Store } from "@orch/store";
 import { MemoryStore, systemClock } from "@orch/store";
 import { WatchCache } from "@orch/list";
@@ -29,6 +29,7 @@ import { withAuthorization } from "./stages/authorization-stage.js";
 import { withImpersonation } from "./stages/impersonation-stage.js";
 import { withBodyLimit, withErrorResponses, withRequestInfo } from "./stages/request-info-stage.js";
 import { withMetrics } from "./stages/metrics-stage.js";
+import { defaultRequestTimeoutMs, withTimeout } from "./stages/timeout-stage.js";
 import { canRender, noopMetrics, type MetricsRecorder } from "./metrics.js";
 import { metricsResponse } from "./metrics-endpoint.js";
 import { chain, type Handler, type ServerRequest } from "./stages/stage.js";
@@ -36,6 +37,7 @@ import { encodeResponse } from "./responses.js";
 import { noSuchResource, serveResource as serveRest, type RestContext } from "./rest.js";
 import { runtimeConfigPredicate, servedRegistry, type RuntimeConfig } from "./runtime-config.js";
 import { objectKey, serveResource, wireObject, type ServedResource } from "./served-resource.js";
+import { DecodingStore, type StoredVersions } from "./decoding-store.js";
 import { ServiceAccountTokenSigner, type ServiceAccountTokenOptions } from "./service-account-tokens.js";
 import { serveFetch, type FetchOptions } from "./serve-fetch.js";
 
@@ -66,6 +68,18 @@ export interface APIServerOptions {
    *   has not been registered`), or `api/all=false` alone.
    */
   runtimeConfig?: RuntimeConfig;
+  /**
+   * The longest a request that is not long-running may take, in milliseconds
+   * (`--request-timeout`; 60 000 by default, 0 for no limit): past it the request is answered
+   * 504 `Timeout` and the handler's late answer is dropped. A request's `?timeout=` (a duration
+   * such as `5s`) lowers it. Watches are bounded by {@link minRequestTimeoutSeconds} instead.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * A watch without `timeoutSeconds` ends after a random duration from this many seconds to
+   * twice that (`--min-request-timeout`; 1800 by default), so that clients reconnect spread out.
+   */
+  minRequestTimeoutSeconds?: number;
   /** Largest accepted request body, in bytes (3 MiB by default); larger is 413. */
   maxRequestBodyBytes?: number;
   /** After {@link APIServer.shutdown} starts, `/readyz` fails for this long before it resolves (ms). */
@@ -134,6 +148,9 @@ export interface APIServerOptions {
   metrics?: MetricsRecorder;
 }
 
+/** The conversions of one kind to its storage version, as the server collects them from the catalog. */
+type KindVersions = StoredVersions & { toStorage: Map<string, NonNullable<ResourceVersion["toStorage"]>> };
+
 /** Default size limit of a request body: 3 MiB, as the reference. */
 export const defaultMaxRequestBodyBytes = 3 * 1024 * 1024;
 
@@ -182,6 +199,8 @@ export class APIServer {
   /** The catalog with only the served versions, for the OpenAPI documents. */
   readonly #openAPI: ResourceRegistry;
   readonly #byPath = new Map<string, ServedResource>();
+  /** How objects of kinds with several versions reach their storage version, by store prefix. */
+  readonly #storedVersions = new Map<string, KindVersions>();
   readonly #objects: ObjectStore;
   readonly #rest: RestContext;
   /** The server's authentication: the union of every authenticator, and the token review. */
@@ -207,8 +226,11 @@ export class APIServer {
     this.clock = options.clock ?? systemClock;
     const base = options.store ?? new MemoryStore({ clock: this.clock });
     this.#upstream = base;
-    if (options.watchCache ?? !(base instanceof MemoryStore)) this.#cache = new WatchCache(base, { clock: this.clock });
-    this.store = this.#cache ?? base;
+    // Objects stored in an older version of their kind are converted as they leave the store,
+    // below the watch cache, so that every reader sees (and caches) the storage version.
+    const decoded = new DecodingStore(base, this.#storedVersions);
+    if (options.watchCache ?? !(base instanceof MemoryStore)) this.#cache = new WatchCache(decoded, { clock: this.clock });
+    this.store = this.#cache ?? decoded;
     this.domain = options.domain ?? "orch.io";
     this.maxRequestBodyBytes = options.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes;
     this.#shutdownDelayMs = options.shutdownDelayMs ?? 0;
@@ -227,6 +249,7 @@ export class APIServer {
         this.#stored.push(served);
         const key = `${group}/${type.resource}`;
         if (version.storage && !this.#storage.has(key)) this.#storage.set(key, served);
+        if (version.toStorage) this.#toStorageOf(served).toStorage.set(served.apiVersion, version.toStorage);
         if (!isServed(group, type.resource, version)) continue;
         this.#served.push(served);
         this.#byPath.set(`${group}/${version.name}/${type.resource}`, served);
@@ -259,6 +282,7 @@ export class APIServer {
       objects: this.#objects,
       lookup: (group, version, resource) => this.#byPath.get(`${group}/${version}/${resource}`),
       facts: { storeHealthy: () => this.#storeAnswers(), controllersRunning: () => this.#started && !this.#shuttingDown },
+      ...(options.minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds: options.minRequestTimeoutSeconds } : {}),
     };
     const tokens = options.serviceAccountTokens ?? {};
     this.#authentication = serverAuthentication({
@@ -288,7 +312,8 @@ export class APIServer {
       authorize: (attributes) => this.#authorization.authorizer.authorize(attributes),
     });
     // The reference's handler chain, outermost first: errors become Status responses, the body
-    // limit, request info, authentication, impersonation, authorization; the REST handler last.
+    // limit, request info, the time limit, authentication, impersonation, authorization; the REST
+    // handler last.
     // Audit wraps what follows authentication (and records the 401s of authentication).
     const audit = options.audit ? auditStages({ ...options.audit, domain: this.domain, clock: this.clock }) : undefined;
     this.#pipeline = chain(
@@ -298,6 +323,7 @@ export class APIServer {
         withRequestInfo,
         // No recorder, no stage: an embedded server without metrics pays nothing per request.
         ...(options.metrics ? [withMetrics(options.metrics)] : []),
+        withTimeout({ requestTimeoutMs: options.requestTimeoutMs ?? defaultRequestTimeoutMs, clock: this.clock }),
         ...(audit ? [audit.failedAuthentication] : []),
         withAuthentication(this.#authentication.authenticator, { anonymous: options.anonymousAuth ?? true, ...(options.log ? { log: options.log } : {}) }),
         ...(audit ? [audit.audit] : []),
@@ -348,6 +374,17 @@ export class APIServer {
     const found = await this.#findStored(group, resource, namespace, name, false);
     if (!found) throw notFound(this.#storedOf(group, resource)?.qualifiedResource ?? { group, resource }, name);
     return found;
+  }
+
+  /** The conversions of `served`'s kind to its storage version, made on first use. */
+  #toStorageOf(served: ServedResource): KindVersions {
+    let kind = this.#storedVersions.get(served.keyPrefix);
+    if (!kind) {
+      const storage = served.type.versions.find((v) => v.storage) ?? served.version;
+      kind = { storageAPIVersion: served.group ? `${served.group}/${storage.name}` : storage.name, toStorage: new Map() };
+      this.#storedVersions.set(served.keyPrefix, kind);
+    }
+    return kind;
   }
 
   /** The served resource of the storage version of `group`/`resource`. */

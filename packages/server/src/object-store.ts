@@ -29,6 +29,7 @@ import { typeInfoOf, updateManagedFields, type JSONObject, type TypeNode } from 
 import { deepFreeze, type Clock, type Entry, type Store } from "@orch/store";
 import { sameJSON } from "./same-json.js";
 import { mutableCopy, objectKey, wireObject, type ServedResource } from "./served-resource.js";
+import { storedInOtherVersion } from "./decoding-store.js";
 import { successStatus } from "./responses.js";
 import type { UserInfo } from "./api-request.js";
 import { admissionAttributes, type WriteDescription } from "./admission.js";
@@ -370,7 +371,8 @@ export class ObjectStore {
     }
     const answer = decision.answer ?? updated;
     const stored = stripResourceVersion(decision.object);
-    if (sameJSON(stored, entry.value)) return answer(current);
+    // An object read from an older version is written even when unchanged: that stores it in the storage version.
+    if (sameJSON(stored, entry.value) && !storedInOtherVersion(entry)) return answer(current);
     if (dryRun) return answer(decision.object);
     return answer(await this.writeOrFinalize(key, stored, entry));
   }

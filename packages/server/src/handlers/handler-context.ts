@@ -32,6 +32,11 @@ export interface RestContext {
   lookup(group: string, version: string, resource: string): ServedResource | undefined;
   /** The facts the `computed` provider of a kind (ComponentStatus) is given on each read. */
   facts: ServerFacts;
+  /**
+   * Watches without `timeoutSeconds` end after a random duration from this many seconds to twice
+   * that (`--min-request-timeout`); 1800 when absent.
+   */
+  minRequestTimeoutSeconds?: number;
 }
 
 /** One resource request as its handler gets it: the route, the request and how to answer. */

@@ -1,7 +1,8 @@
 /**
  * WATCH of a collection (or of one object, by name): a stream of newline-delimited events
  * through `@orch/list`, with bookmarks on request, a timeout (`timeoutSeconds`, else a random
- * 30 to 60 minutes), plain events written from each entry's cached JSON, or Table events.
+ * duration from the server's minimum request timeout to twice that, 30 to 60 minutes by
+ * default), plain events written from each entry's cached JSON, or Table events.
  * @module
  */
 import type { APIObject, WatchEvent } from "@orch/meta";
@@ -12,9 +13,15 @@ import { collectionPrefix, presentJSON, presentObject, wireObject } from "../ser
 import { tableOf, type ResourceCall } from "./handler-context.js";
 import { isTrue, parseNonNegativeInt, readParams, selection } from "./request-options.js";
 
-/** Default watch timeout: a random 30 to 60 minutes, as the reference spreads reconnects. */
-function defaultWatchTimeoutMs(): number {
-  return (1800 + Math.floor(Math.random() * 1800)) * 1000;
+/** The server's minimum request timeout when it sets none (`--min-request-timeout`): 30 minutes. */
+export const defaultMinRequestTimeoutSeconds = 1800;
+
+/**
+ * Timeout of a watch that gives no `timeoutSeconds`: a random duration from the minimum request
+ * timeout up to twice that, as the reference spreads reconnects.
+ */
+function defaultWatchTimeoutMs(minRequestTimeoutSeconds: number): number {
+  return Math.floor(minRequestTimeoutSeconds * 1000 * (1 + Math.random()));
 }
 
 /**
@@ -38,7 +45,10 @@ export async function watch(call: ResourceCall): Promise<APIResponse> {
   const events = openWatch(ctx.store, collectionPrefix(served, call.namespace), plan, {
     ...(predicate ? { predicate } : {}),
     allowBookmarks: isTrue(query.get("allowWatchBookmarks")),
-    timeoutMs: timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds * 1000 : defaultWatchTimeoutMs(),
+    timeoutMs:
+      timeoutSeconds !== undefined && timeoutSeconds > 0
+        ? timeoutSeconds * 1000
+        : defaultWatchTimeoutMs(ctx.minRequestTimeoutSeconds ?? defaultMinRequestTimeoutSeconds),
     clock: ctx.clock,
     signal,
   });
