@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 /** Packages that may import `node:*`: everything else is pure, so it runs in any JavaScript runtime. */
-const nodePackages = ["node", "store-etcd", "cli"];
+const nodePackages = ["node", "store-etcd", "store-sqlite", "cli"];
 
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", ".tsout/**", "docs/api/**", "coverage/**"] },
@@ -41,7 +41,7 @@ export default tseslint.config(
           patterns: [
             {
               regex: "^node:",
-              message: "Pure packages run in any runtime: node:* belongs in @orch/node, @orch/store-etcd or @orch/cli.",
+              message: "Pure packages run in any runtime: node:* belongs in @orch/node, @orch/store-etcd, @orch/store-sqlite or @orch/cli.",
             },
           ],
         },

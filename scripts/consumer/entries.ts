@@ -17,6 +17,7 @@ import * as resources from "@orch/resources";
 import * as server from "@orch/server";
 import * as store from "@orch/store";
 import * as storeEtcd from "@orch/store-etcd";
+import * as storeSqlite from "@orch/store-sqlite";
 import { z } from "zod";
 
 export const modules = {
@@ -36,6 +37,7 @@ export const modules = {
   server,
   store,
   storeEtcd,
+  storeSqlite,
 };
 
 const settings = z.object({ config: resources.configMapV1Schema, replicas: z.number().int() });

@@ -1,0 +1,634 @@
+/**
+ * `SqliteStore`: the {@link Store} port over one SQLite file, with the layout of a revision log.
+ *
+ * One table, `log`, holds a row per revision (`id` is the revision): the key, whether the row
+ * created or deleted it, the key's create revision, the revision of the key's previous row, and
+ * the value as JSON (a deletion row holds the last value). The newest row of a key at or below
+ * a revision is the key's state at that revision; a watch reads the rows after its start
+ * revision, then takes the committed events of this process as they are written. Compaction
+ * deletes rows that a later row at or below the compaction revision supersedes.
+ * @module
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import Database from "libsql";
+import {
+  StatusError,
+  alreadyExists,
+  badRequest,
+  conflict,
+  internalError,
+  notFound,
+  resourceVersionTooLarge,
+  serviceUnavailable,
+  tooOldResourceVersion,
+} from "@orch/meta";
+import { deepFreeze, keyResource, systemClock, type Clock } from "@orch/store";
+import type { Entry, GetOptions, ListOptions, ListResult, Store, StoreEvent } from "@orch/store";
+import { WatchHub } from "./internal/watch-hub.js";
+
+/** The schema version this build writes and reads (`PRAGMA user_version`). */
+export const SQLITE_SCHEMA_VERSION = 1;
+
+/** Options of {@link SqliteStore}. */
+export interface SqliteStoreOptions {
+  /** The database file; created (with its directory's existing parent) when missing. */
+  path: string;
+  /** Time source for the history window; default the system clock. Tests pass a `FakeClock`. */
+  clock?: Clock;
+  /**
+   * How long past revisions stay readable and watchable, in milliseconds of clock time (default
+   * 5 minutes, as `MemoryStore`). A sweep every tenth of the window compacts to the newest
+   * revision that was already written a window ago. `Infinity` keeps history until an explicit
+   * {@link SqliteStore.compact}.
+   */
+  historyWindowMs?: number;
+}
+
+const DEFAULT_WINDOW_MS = 5 * 60_000;
+
+/** The system clock, with sweep timers that do not keep a Node process alive. */
+const unrefSystemClock: Clock = {
+  now: () => Date.now(),
+  setTimer: (ms, fn) => {
+    const timer = setTimeout(fn, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
+
+/** Any TEXT sorts below any BLOB in SQLite: the upper bound of an unbounded key range. */
+const ABOVE_ALL_TEXT = Buffer.from([0xff]);
+
+const SCHEMA = `
+CREATE TABLE log (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  created INTEGER NOT NULL,
+  deleted INTEGER NOT NULL,
+  create_revision INTEGER NOT NULL,
+  prev_revision INTEGER NOT NULL,
+  value TEXT NOT NULL
+);
+CREATE INDEX log_name_id ON log (name, id);
+CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT INTO meta (name, value) VALUES ('compact_revision', 0);
+`;
+
+interface Row {
+  id: number;
+  name: string;
+  created: number;
+  deleted: number;
+  create_revision: number;
+  prev_revision: number;
+  value: string;
+}
+
+interface EventRow extends Row {
+  p_create: number | null;
+  p_value: string | null;
+}
+
+type Op =
+  | { kind: "create"; key: string; value: object; json: string }
+  | { kind: "update"; key: string; value: object; json: string; expect: number }
+  | { kind: "delete"; key: string; expect: number | undefined };
+
+interface Pending {
+  op: Op;
+  resolve: (entry: Entry) => void;
+  reject: (error: unknown) => void;
+}
+
+function checkRevisionArg(revision: number, what: string): void {
+  if (!Number.isSafeInteger(revision) || revision < 0) {
+    throw badRequest(`invalid ${what} ${String(revision)}: must be a non-negative integer`);
+  }
+}
+
+/** The smallest string greater than every string that starts with `prefix`; undefined when unbounded. */
+function prefixEndOf(prefix: string): string | undefined {
+  for (let i = prefix.length - 1; i >= 0; i--) {
+    const c = prefix.charCodeAt(i);
+    if (c < 0xffff) return prefix.slice(0, i) + String.fromCharCode(c + 1);
+  }
+  return undefined;
+}
+
+function encode(value: unknown): string {
+  if (typeof value !== "object" || value === null) throw badRequest("store values must be objects");
+  return JSON.stringify(value);
+}
+
+function makeEntry(key: string, value: object, createRevision: number, modRevision: number): Entry {
+  return Object.freeze({ key, value, createRevision, modRevision });
+}
+
+function decode(key: string, json: string, createRevision: number, modRevision: number): Entry {
+  return makeEntry(key, deepFreeze(JSON.parse(json) as object), createRevision, modRevision);
+}
+
+/** The first column of the first row of `stmt` as a number (0 when there is no row). */
+function scalar(stmt: Database.Statement, ...params: unknown[]): number {
+  const row = stmt.raw(true).get(...params) as unknown[] | undefined;
+  return Number(row?.[0] ?? 0);
+}
+
+/**
+ * Takes the lock of the store at `path`: an exclusive lock on the SQLite file `<path>.lock`,
+ * held by a connection that never prepares a statement. (The data connection cannot hold it:
+ * libsql keeps a connection open after `close()` while any statement prepared on it is alive,
+ * so its locks would outlive the store.) The OS releases the lock when the process dies.
+ * @throws StatusError 503 when another process (or store) holds it.
+ */
+function acquireLock(path: string): Database.Database {
+  const lockPath = `${path}.lock`;
+  let lock: Database.Database | undefined;
+  try {
+    lock = new Database(lockPath);
+    lock.exec("PRAGMA locking_mode = EXCLUSIVE");
+    lock.exec("BEGIN EXCLUSIVE");
+    lock.exec("CREATE TABLE IF NOT EXISTS holder (id INTEGER PRIMARY KEY, opened TEXT NOT NULL)");
+    lock.exec(`INSERT OR REPLACE INTO holder (id, opened) VALUES (1, '${new Date().toISOString()}')`);
+    lock.exec("COMMIT");
+    return lock;
+  } catch (error) {
+    lock?.close();
+    if (isBusy(error)) throw serviceUnavailable(`${path} is in use by another orch server (its lock ${lockPath} is held)`);
+    throw internalError(`cannot lock ${path}: ${error instanceof Error ? error.message : String(error)}`, error);
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
+/**
+ * A durable {@link Store} in one SQLite file (WAL mode, `synchronous = FULL`), through the
+ * `libsql` driver. It passes `@orch/store/testing`.
+ *
+ * What a caller must know:
+ * - A write's promise resolves once its transaction is committed and fsynced. Writes called in
+ *   the same turn of the event loop share one transaction (group commit); each is checked
+ *   against the state left by the ones before it, so one failing leaves the others alone.
+ * - The driver is synchronous: a commit holds the event loop for its fsync, and a read for its
+ *   query. Put a `WatchCache` in front (the API server does for every store but `MemoryStore`)
+ *   so most reads come from memory.
+ * - The file is locked for the life of the store (an exclusive SQLite lock on `<path>.lock`):
+ *   opening it from a second process (or a second store) fails with a 503 StatusError naming
+ *   the path. The OS drops the lock when the holder dies, so a crashed server's file opens again.
+ * - Values are stored as JSON and deep-frozen: the written object becomes the entry's value,
+ *   frozen in place; values read back are parsed from the file, frozen.
+ * - Watches are served from this process: a catch-up read of the log after `fromRevision`,
+ *   then every event this store commits. Writes by another process are impossible (the lock).
+ * - {@link SqliteStore.close} commits queued writes, ends watches and releases the file.
+ *
+ * @example
+ * ```ts
+ * const store = new SqliteStore({ path: "/var/lib/orch/state.db" });
+ * const a = await store.create("/registry/core/configmaps/default/a", { data: { x: "1" } });
+ * await store.update(a.key, { data: { x: "2" } }, a.modRevision);
+ * store.close();
+ * ```
+ */
+export class SqliteStore implements Store {
+  /** The database file. */
+  readonly path: string;
+  readonly #db: Database.Database;
+  readonly #lock: Database.Database;
+  readonly #clock: Clock;
+  readonly #windowMs: number;
+  readonly #hub = new WatchHub();
+  #rev: number;
+  #compacted: number;
+  #pending: Pending[] = [];
+  #flushScheduled = false;
+  #closed = false;
+  #cancelSweep: (() => void) | undefined = undefined;
+  /** (time, revision) samples of the sweep: the newest revision at each time. */
+  #marks: { at: number; rev: number }[] = [];
+
+  readonly #stmt: {
+    begin: Database.Statement;
+    commit: Database.Statement;
+    rollback: Database.Statement;
+    latest: Database.Statement;
+    at: Database.Statement;
+    insert: Database.Statement;
+    listGe: Database.Statement;
+    listGt: Database.Statement;
+    countGe: Database.Statement;
+    countGt: Database.Statement;
+    events: Database.Statement;
+    compact: Database.Statement;
+    setCompacted: Database.Statement;
+  };
+
+  /**
+   * Opens (or creates) the database at `options.path`, checks its schema version and locks it.
+   * @throws StatusError 503 ServiceUnavailable when another process (or store) holds the file;
+   *   500 InternalError when the file was written by a newer schema version or is not a database.
+   * @throws RangeError when `historyWindowMs` is not a positive number.
+   */
+  constructor(options: SqliteStoreOptions) {
+    const windowMs = options.historyWindowMs ?? DEFAULT_WINDOW_MS;
+    if (!(windowMs > 0)) throw new RangeError(`historyWindowMs must be positive, got ${windowMs}`);
+    this.#windowMs = windowMs;
+    this.#clock = options.clock === undefined || options.clock === systemClock ? unrefSystemClock : options.clock;
+    this.path = options.path;
+    this.#lock = acquireLock(options.path);
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(options.path);
+      db.exec("PRAGMA journal_mode = WAL");
+      db.exec("PRAGMA synchronous = FULL");
+      db.exec("BEGIN IMMEDIATE");
+      try {
+        const version = scalar(db.prepare("PRAGMA user_version"));
+        if (version > SQLITE_SCHEMA_VERSION) {
+          throw internalError(`${options.path} has schema version ${version}, newer than this build's ${SQLITE_SCHEMA_VERSION}: open it with a newer orch`);
+        }
+        if (version === 0) {
+          db.exec(SCHEMA);
+          db.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION}`);
+        }
+        db.exec("COMMIT");
+      } catch (error) {
+        if (db.inTransaction) db.exec("ROLLBACK");
+        throw error;
+      }
+    } catch (error) {
+      db?.close();
+      this.#lock.close();
+      if (error instanceof StatusError) throw error;
+      throw internalError(`cannot open ${options.path}: ${error instanceof Error ? error.message : String(error)}`, error);
+    }
+    this.#db = db;
+    this.#stmt = {
+      begin: db.prepare("BEGIN IMMEDIATE"),
+      commit: db.prepare("COMMIT"),
+      rollback: db.prepare("ROLLBACK"),
+      latest: db.prepare("SELECT id, created, deleted, create_revision, value FROM log WHERE name = ? ORDER BY id DESC LIMIT 1"),
+      at: db.prepare("SELECT id, deleted, create_revision, value FROM log WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1"),
+      insert: db.prepare("INSERT INTO log (id, name, created, deleted, create_revision, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      listGe: db.prepare(listSql(">=")),
+      listGt: db.prepare(listSql(">")),
+      countGe: db.prepare(countSql(">=")),
+      countGt: db.prepare(countSql(">")),
+      events: db.prepare(
+        "SELECT l.id, l.name, l.created, l.deleted, l.create_revision, l.prev_revision, l.value, " +
+          "p.create_revision AS p_create, p.value AS p_value FROM log l LEFT JOIN log p ON p.id = l.prev_revision " +
+          "WHERE l.id > ? AND l.name >= ? AND l.name < ? ORDER BY l.id",
+      ),
+      compact: db.prepare(
+        "DELETE FROM log WHERE id < ?1 AND (deleted = 1 OR EXISTS " + "(SELECT 1 FROM log n WHERE n.name = log.name AND n.id > log.id AND n.id <= ?1))",
+      ),
+      setCompacted: db.prepare("UPDATE meta SET value = ? WHERE name = 'compact_revision'"),
+    };
+    this.#rev = scalar(db.prepare("SELECT COALESCE(MAX(id), 0) AS n FROM log"));
+    this.#compacted = scalar(db.prepare("SELECT value FROM meta WHERE name = 'compact_revision'"));
+    if (Number.isFinite(this.#windowMs)) {
+      this.#marks.push({ at: this.#clock.now(), rev: this.#rev });
+      this.#scheduleSweep();
+    }
+  }
+
+  /**
+   * The entry at `key`, or undefined when absent, as of `opts.revision` when given (0: newest).
+   * @throws StatusError 410 Expired for a compacted revision, 504 Timeout for a revision beyond
+   *   the newest, 400 BadRequest for a negative or fractional one, 503 after close.
+   */
+  get(key: string, opts?: GetOptions): Promise<Entry | undefined> {
+    try {
+      this.#checkOpen();
+      const revision = opts?.revision === undefined || opts.revision === 0 ? this.#rev : this.#readRevision(opts.revision);
+      const row = this.#stmt.at.get(key, revision) as Pick<Row, "id" | "deleted" | "create_revision" | "value"> | undefined;
+      if (row === undefined || row.deleted === 1) return Promise.resolve(undefined);
+      return Promise.resolve(decode(key, row.value, row.create_revision, row.id));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Entries under `prefix` in key order, as of one revision, paged by `after` and `limit`, with
+   * an exact `remaining` (a count over the range).
+   * @throws StatusError 410 Expired for a compacted revision, 504 Timeout for a revision beyond
+   *   the newest, 400 BadRequest for a negative or fractional revision or limit, 503 after close.
+   */
+  list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    try {
+      this.#checkOpen();
+      const limit = opts.limit ?? 0;
+      if (!Number.isSafeInteger(limit) || limit < 0) throw badRequest(`invalid limit ${String(limit)}: must be a non-negative integer`);
+      const revision = opts.revision === undefined || opts.revision === 0 ? this.#rev : this.#readRevision(opts.revision);
+      const end = prefixEndOf(prefix) ?? ABOVE_ALL_TEXT;
+      const afterKey = opts.after !== undefined && opts.after >= prefix ? opts.after : undefined;
+      const [list, count] = afterKey === undefined ? [this.#stmt.listGe, this.#stmt.countGe] : [this.#stmt.listGt, this.#stmt.countGt];
+      const low = afterKey ?? prefix;
+      const rows = list.all(low, end, revision, limit === 0 ? -1 : limit) as Row[];
+      const entries = rows.map((r) => decode(r.name, r.value, r.create_revision, r.id));
+      const total = limit === 0 || rows.length < limit ? rows.length : scalar(count, low, end, revision);
+      const remaining = total - entries.length;
+      return Promise.resolve({ entries, revision, more: remaining > 0, remaining });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Creates `key` with `value` (deep-frozen in place) at the next revision, durably.
+   * @throws StatusError 409 AlreadyExists when the key is present; 400 BadRequest when `value`
+   *   is not an object; 503 after close.
+   */
+  create(key: string, value: object): Promise<Entry> {
+    try {
+      return this.#enqueue({ kind: "create", key, value, json: encode(value) });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Replaces the value of `key` (deep-frozen in place) if its modRevision is
+   * `expectModRevision`, durably; `createRevision` is kept.
+   * @throws StatusError 404 NotFound when the key is absent, 409 Conflict when its modRevision
+   *   differs, 400 BadRequest when `value` is not an object, 503 after close.
+   */
+  update(key: string, value: object, expectModRevision: number): Promise<Entry> {
+    try {
+      return this.#enqueue({ kind: "update", key, value, json: encode(value), expect: expectModRevision });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Deletes `key` (only if its modRevision is `expectModRevision`, when given) at the next
+   * revision, durably, and returns the entry as it last was.
+   * @throws StatusError 404 NotFound when the key is absent, 409 Conflict when its modRevision
+   *   differs from `expectModRevision`, 503 after close.
+   */
+  delete(key: string, expectModRevision?: number): Promise<Entry> {
+    return this.#enqueue({ kind: "delete", key, expect: expectModRevision });
+  }
+
+  /**
+   * Every change under `prefix` after `fromRevision`, in revision order without gaps or
+   * duplicates: the rows of the log first, then the events this store commits, until `signal`
+   * aborts (the iteration then ends normally) or the store is closed. The watch starts when
+   * iteration starts; a `fromRevision` beyond the newest is allowed.
+   * @throws StatusError 410 Expired (from the first `next()`) when `fromRevision` is older than
+   *   the compacted revision; 400 BadRequest for a negative or fractional `fromRevision`.
+   */
+  watch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterable<StoreEvent> {
+    return { [Symbol.asyncIterator]: () => this.#openWatch(prefix, fromRevision, signal) };
+  }
+
+  /** The newest committed revision (0 for a store never written). */
+  revision(): Promise<number> {
+    return Promise.resolve(this.#rev);
+  }
+
+  /**
+   * Forgets history older than `revision`, durably: reads and watches at a lower revision then
+   * throw Expired; the state at `revision` and everything after it stay. At or below the
+   * current compaction it is a no-op.
+   * @throws StatusError 504 Timeout when `revision` is beyond the newest, 400 BadRequest when it
+   *   is negative or fractional, 503 after close.
+   */
+  compact(revision: number): Promise<void> {
+    try {
+      this.#checkOpen();
+      checkRevisionArg(revision, "compaction revision");
+      if (revision > this.#rev) throw resourceVersionTooLarge(revision, this.#rev);
+      this.#compactTo(revision);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** The revision history has been compacted to (0 when never compacted). */
+  get compactedRevision(): number {
+    return this.#compacted;
+  }
+
+  /** How many watches are open; for diagnostics and leak checks in tests. */
+  get watcherCount(): number {
+    return this.#hub.count;
+  }
+
+  /**
+   * Commits the writes still queued, ends every watch, stops the compaction sweep and closes
+   * the file (releasing its lock). Calls after close reject with 503 ServiceUnavailable.
+   * Calling it again does nothing.
+   */
+  close(): void {
+    if (this.#closed) return;
+    this.#flush();
+    this.#closed = true;
+    this.#cancelSweep?.();
+    this.#cancelSweep = undefined;
+    this.#hub.closeAll();
+    this.#db.close();
+    this.#lock.close();
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  #checkOpen(): void {
+    if (this.#closed) throw serviceUnavailable(`the store of ${this.path} is closed`);
+  }
+
+  #readRevision(revision: number): number {
+    checkRevisionArg(revision, "revision");
+    if (revision > this.#rev) throw resourceVersionTooLarge(revision, this.#rev);
+    if (revision < this.#compacted) throw tooOldResourceVersion(revision, this.#compacted);
+    return revision;
+  }
+
+  #enqueue(op: Op): Promise<Entry> {
+    if (this.#closed) return Promise.reject(serviceUnavailable(`the store of ${this.path} is closed`));
+    return new Promise<Entry>((resolve, reject) => {
+      this.#pending.push({ op, resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  /** Applies every queued write in one transaction, commits it, then settles and emits. */
+  #flush(): void {
+    this.#flushScheduled = false;
+    const batch = this.#pending;
+    if (batch.length === 0 || this.#closed) return;
+    this.#pending = [];
+    const startRev = this.#rev;
+    const outcomes: ({ ok: true; entry: Entry; event: StoreEvent } | { ok: false; error: unknown })[] = [];
+    try {
+      this.#stmt.begin.run();
+      for (const { op } of batch) {
+        try {
+          outcomes.push({ ok: true, ...this.#apply(op) });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+      this.#stmt.commit.run();
+    } catch (error) {
+      if (this.#db.inTransaction) this.#stmt.rollback.run();
+      this.#rev = startRev;
+      const failure = internalError(`cannot commit to ${this.path}: ${error instanceof Error ? error.message : String(error)}`, error);
+      for (const p of batch) p.reject(failure);
+      return;
+    }
+    const events: StoreEvent[] = [];
+    batch.forEach((p, i) => {
+      const outcome = outcomes[i];
+      if (outcome === undefined) return;
+      if (outcome.ok) {
+        events.push(outcome.event);
+        p.resolve(outcome.entry);
+      } else p.reject(outcome.error);
+    });
+    this.#hub.emit(events);
+  }
+
+  /** One write inside the open transaction; throws the StatusError of a failed precondition. */
+  #apply(op: Op): { entry: Entry; event: StoreEvent } {
+    const row = this.#stmt.latest.get(op.key) as Pick<Row, "id" | "created" | "deleted" | "create_revision" | "value"> | undefined;
+    const live = row !== undefined && row.deleted === 0 ? row : undefined;
+    if (op.kind === "create") {
+      if (live !== undefined) {
+        const { resource, name } = keyResource(op.key);
+        throw alreadyExists(resource, name);
+      }
+      const revision = this.#rev + 1;
+      this.#stmt.insert.run(revision, op.key, 1, 0, revision, row?.id ?? 0, op.json);
+      this.#rev = revision;
+      const entry = makeEntry(op.key, deepFreeze(op.value), revision, revision);
+      return { entry, event: Object.freeze({ type: "create", entry }) };
+    }
+    if (live === undefined) {
+      const { resource, name } = keyResource(op.key);
+      throw notFound(resource, name);
+    }
+    if (op.expect !== undefined && live.id !== op.expect) {
+      const { resource, name } = keyResource(op.key);
+      throw conflict(resource, name);
+    }
+    const prev = decode(op.key, live.value, live.create_revision, live.id);
+    const revision = this.#rev + 1;
+    if (op.kind === "update") {
+      this.#stmt.insert.run(revision, op.key, 0, 0, live.create_revision, live.id, op.json);
+      this.#rev = revision;
+      const entry = makeEntry(op.key, deepFreeze(op.value), live.create_revision, revision);
+      return { entry, event: Object.freeze({ type: "update", entry, prev }) };
+    }
+    this.#stmt.insert.run(revision, op.key, 0, 1, live.create_revision, live.id, live.value);
+    this.#rev = revision;
+    const last = makeEntry(op.key, prev.value, live.create_revision, revision);
+    return { entry: prev, event: Object.freeze({ type: "delete", entry: last, prev }) };
+  }
+
+  #openWatch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterator<StoreEvent> {
+    const watch = this.#hub.open(prefix, fromRevision, signal);
+    try {
+      checkRevisionArg(fromRevision, "watch revision");
+      this.#checkOpen();
+      if (signal.aborted) {
+        watch.end();
+        return watch;
+      }
+      if (fromRevision < this.#compacted) throw tooOldResourceVersion(fromRevision, this.#compacted);
+      // Queued writes are not committed yet, so their events come through the hub later:
+      // everything up to #rev is in the log now, nothing after it is.
+      if (fromRevision < this.#rev) {
+        const rows = this.#stmt.events.all(fromRevision, prefix, prefixEndOf(prefix) ?? ABOVE_ALL_TEXT) as EventRow[];
+        for (const row of rows) watch.offer(eventOf(row));
+      }
+    } catch (error) {
+      watch.end(error);
+    }
+    return watch;
+  }
+
+  #compactTo(revision: number): void {
+    if (revision <= this.#compacted) return;
+    this.#stmt.begin.run();
+    try {
+      this.#stmt.compact.run(revision);
+      this.#stmt.setCompacted.run(revision);
+      this.#stmt.commit.run();
+    } catch (error) {
+      if (this.#db.inTransaction) this.#stmt.rollback.run();
+      throw internalError(`cannot compact ${this.path}: ${error instanceof Error ? error.message : String(error)}`, error);
+    }
+    this.#compacted = revision;
+  }
+
+  #scheduleSweep(): void {
+    this.#cancelSweep = this.#clock.setTimer(this.#windowMs / 10, () => {
+      if (this.#closed) return;
+      const now = this.#clock.now();
+      this.#marks.push({ at: now, rev: this.#rev });
+      let target = -1;
+      while (this.#marks.length > 0 && (this.#marks[0] as { at: number }).at <= now - this.#windowMs) {
+        target = (this.#marks.shift() as { rev: number }).rev;
+      }
+      if (target > this.#compacted) {
+        try {
+          this.#compactTo(target);
+        } catch {
+          // A failed sweep leaves history in place; the next sweep tries again.
+        }
+      }
+      this.#scheduleSweep();
+    });
+  }
+}
+
+function listSql(op: ">=" | ">"): string {
+  return (
+    "SELECT l.id, l.name, l.create_revision, l.value FROM log l WHERE l.id IN " +
+    `(SELECT MAX(id) FROM log WHERE name ${op} ?1 AND name < ?2 AND id <= ?3 GROUP BY name) ` +
+    "AND l.deleted = 0 ORDER BY l.name LIMIT ?4"
+  );
+}
+
+function countSql(op: ">=" | ">"): string {
+  return (
+    "SELECT COUNT(*) AS n FROM log l WHERE l.id IN " +
+    `(SELECT MAX(id) FROM log WHERE name ${op} ?1 AND name < ?2 AND id <= ?3 GROUP BY name) AND l.deleted = 0`
+  );
+}
+
+function eventOf(row: EventRow): StoreEvent {
+  const entry = decode(row.name, row.value, row.create_revision, row.id);
+  if (row.created === 1) return Object.freeze({ type: "create", entry });
+  const prev =
+    row.p_value === null
+      ? undefined
+      : makeEntry(
+          row.name,
+          row.deleted === 1 ? entry.value : deepFreeze(JSON.parse(row.p_value) as object),
+          row.p_create ?? row.create_revision,
+          row.prev_revision,
+        );
+  const type = row.deleted === 1 ? "delete" : "update";
+  return Object.freeze(prev === undefined ? { type, entry } : { type, entry, prev });
+}
+
+/**
+ * Opens the store of a data directory: `<dataDir>/state.db`, creating the directory when
+ * missing. What the `orch-apiserver` command uses for `--data-dir`.
+ * @throws StatusError as {@link SqliteStore}'s constructor (503 when another process holds it).
+ */
+export function openSqliteStore(dataDir: string, options: Omit<SqliteStoreOptions, "path"> = {}): SqliteStore {
+  mkdirSync(dataDir, { recursive: true });
+  return new SqliteStore({ ...options, path: join(dataDir, "state.db") });
+}
