@@ -9,6 +9,7 @@ import { authenticationBenchmark } from "./authn.bench.js";
 import { authorizationBenchmark } from "./authz.bench.js";
 import { admissionBenchmark } from "./admission.bench.js";
 import { controllersBenchmark } from "./controllers.bench.js";
+import { operatingBenchmark } from "./operating.bench.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,6 +85,11 @@ console.log(
   `\ncontrollers: in process, every default controller running: garbage collection of an owner with ${quick ? "2,000" : "10,000"} dependents vs DELETEs of them one by one, idle CPU, and CSR approval to certificate`,
 );
 for (const line of await controllersBenchmark(quick)) console.log(line);
+
+console.log(
+  `\noperating: GET over HTTPS with metrics, a Metadata audit log and API priority and fairness vs none of them; and one user's GETs while another floods LISTs`,
+);
+for (const line of await operatingBenchmark(quick)) console.log(line);
 
 console.log(`\netcd: creates through APIServer on EtcdStore vs raw etcd3 puts, and the watch cache`);
 for (const line of await etcdCreateBenchmark(quick)) console.log(line);

@@ -1,13 +1,17 @@
 /**
  * Audit end to end: `orch-apiserver --audit-policy-file --audit-log-path` records requests as
  * JSON lines at the policy's levels (Secrets at Metadata whatever a wildcard rule says), with
- * both identities of an impersonated request.
+ * both identities of an impersonated request; `--audit-webhook-config-file` POSTs them as
+ * EventLists to a real HTTPS webhook, and a webhook that is down does not hold requests up.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer as createHTTPSServer } from "node:https";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditEvent } from "@orch/server";
+import { selfSignedCA, servingCertificate } from "../packages/node/src/internal/test-pki.js";
 import { adminRequest, startAPIServer, type RunningAPIServer } from "./support/apiserver.js";
 
 const policy = `apiVersion: audit.orch.io/v1
@@ -117,6 +121,132 @@ describe("orch-apiserver --audit-policy-file", () => {
     await writeFile(file, "apiVersion: audit.orch.io/v1\nkind: Policy\nrules:\n  - level: Loud\n");
     await expect(startAPIServer({ flags: ["--audit-policy-file", file, "--audit-log-path", join(dir, "bad.log")] })).rejects.toThrow(
       `--audit-policy-file ${file}: line 4: rules[0].level`,
+    );
+  });
+});
+
+/** An HTTPS audit webhook on a free loopback port that keeps the EventLists it receives. */
+async function auditReceiver(): Promise<{
+  url: string;
+  ca: string;
+  lists: { kind: string; apiVersion: string; items: AuditEvent[] }[];
+  close(): Promise<void>;
+}> {
+  const ca = await selfSignedCA("CN=audit-webhook-ca");
+  const serving = await servingCertificate(ca);
+  const lists: { kind: string; apiVersion: string; items: AuditEvent[] }[] = [];
+  const server = createHTTPSServer({ key: serving.key, cert: serving.cert }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      lists.push(JSON.parse(Buffer.concat(chunks).toString("utf8")) as (typeof lists)[number]);
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `https://127.0.0.1:${port}/audit`,
+    ca: ca.cert,
+    lists,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A webhook kubeconfig naming `url`, trusting `ca`. */
+function webhookKubeconfig(url: string, ca: string): string {
+  return JSON.stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "audit", cluster: { server: url, "certificate-authority-data": Buffer.from(ca).toString("base64") } }],
+    users: [{ name: "apiserver", user: {} }],
+    contexts: [{ name: "default", context: { cluster: "audit", user: "apiserver" } }],
+    "current-context": "default",
+  });
+}
+
+describe("orch-apiserver --audit-webhook-config-file", () => {
+  let webhookDir: string;
+  beforeAll(async () => {
+    webhookDir = await mkdtemp(join(tmpdir(), "orch-audit-webhook-"));
+    await writeFile(join(webhookDir, "policy.yaml"), policy);
+  });
+  afterAll(async () => {
+    await rm(webhookDir, { recursive: true, force: true });
+  });
+
+  it("POSTs the events as an audit.orch.io/v1 EventList, with annotations and source IPs, alongside the log", async () => {
+    const receiver = await auditReceiver();
+    const config = join(webhookDir, "webhook.json");
+    await writeFile(config, webhookKubeconfig(receiver.url, receiver.ca));
+    const log = join(webhookDir, "both.log");
+    const running = await startAPIServer({
+      flags: [
+        "--audit-policy-file",
+        join(webhookDir, "policy.yaml"),
+        "--audit-log-path",
+        log,
+        "--audit-webhook-config-file",
+        config,
+        "--audit-webhook-batch-max-wait",
+        "100ms",
+      ],
+    });
+    try {
+      const created = await adminRequest(running, {
+        method: "POST",
+        path: "/api/v1/namespaces/default/configmaps",
+        headers: { "Content-Type": "application/json", "User-Agent": "audit-webhook-e2e/1" },
+        body: JSON.stringify({ metadata: { name: "hooked" } }),
+      });
+      expect(created.status).toBe(201);
+      const ourEvents = () => receiver.lists.flatMap((l) => l.items).filter((e) => e.userAgent === "audit-webhook-e2e/1");
+      // Bounded wait for the batch (sent after 100 ms); the test's timeout bounds it too.
+      for (let i = 0; i < 200 && ourEvents().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(receiver.lists[0]).toMatchObject({ kind: "EventList", apiVersion: "audit.orch.io/v1" });
+      const [event] = ourEvents();
+      expect(event).toMatchObject({
+        kind: "Event",
+        verb: "create",
+        stage: "ResponseComplete",
+        objectRef: { resource: "configmaps", name: "hooked" },
+        responseStatus: { code: 201 },
+        annotations: { "authorization.orch.io/decision": "allow" },
+      });
+      expect(event?.sourceIPs).toContain("127.0.0.1");
+      expect(await running.stop()).toBe(0);
+      // The log backend got the same event.
+      expect(await readFile(log, "utf8")).toContain("audit-webhook-e2e/1");
+    } finally {
+      await running.stop();
+      await receiver.close();
+    }
+  }, 60_000);
+
+  it("serves requests while the webhook is down (batch mode buffers, retries in the background)", async () => {
+    const receiver = await auditReceiver();
+    const config = join(webhookDir, "down.json");
+    await writeFile(config, webhookKubeconfig(receiver.url, receiver.ca));
+    await receiver.close();
+    const running = await startAPIServer({
+      flags: ["--audit-policy-file", join(webhookDir, "policy.yaml"), "--audit-webhook-config-file", config, "--audit-webhook-batch-max-wait", "10ms"],
+    });
+    try {
+      for (let i = 0; i < 20; i++) {
+        const res = await adminRequest(running, { path: "/api/v1/namespaces/default/configmaps" });
+        expect(res.status).toBe(200);
+      }
+      expect(await running.stop()).toBe(0);
+    } finally {
+      await running.stop();
+    }
+  }, 60_000);
+
+  it("does not start with a webhook kubeconfig that does not parse, naming the flag and the file", async () => {
+    const file = join(webhookDir, "bad-webhook.yaml");
+    await writeFile(file, "clusters: [\n");
+    await expect(startAPIServer({ flags: ["--audit-policy-file", join(webhookDir, "policy.yaml"), "--audit-webhook-config-file", file] })).rejects.toThrow(
+      `--audit-webhook-config-file: webhook config ${file}: not valid YAML or JSON`,
     );
   });
 });

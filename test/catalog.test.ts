@@ -40,6 +40,13 @@ interface KindFile {
    * and apiVersion, what the 201 answer must hold; the answer must fit that kind's OpenAPI schema.
    */
   actions?: { subresource: string; apiVersion: string; kind: string; body: Record<string, unknown>; expect: Record<string, unknown> }[];
+  /**
+   * The Table of the valid object as created: every column's name (wide ones too), and the cells
+   * of its row where the expected cell is not null (null stands for a cell that varies, an age).
+   */
+  table?: { columns: string[]; cells: unknown[] };
+  /** Field selectors on a list, and whether the valid object as created is among the items. */
+  fieldSelectors?: { selector: string; matches: boolean }[];
 }
 
 const domain = "orch.io";
@@ -131,6 +138,24 @@ describe.each(files)("catalog %s", (file) => {
       const list = await http("GET", basePath(k));
       expect(list.json.kind).toBe(`${k.kind}List`);
       expect(list.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toContain(name);
+      if (k.table) {
+        const res = await fetch(`${served.url}${basePath(k)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`, {
+          headers: { accept: `application/json;as=Table;v=v1;g=meta.${domain},application/json` },
+        });
+        const table = (await res.json()) as { kind: string; columnDefinitions: { name: string }[]; rows: { cells: unknown[] }[] };
+        expect(table.kind).toBe("Table");
+        expect(table.columnDefinitions.map((c) => c.name)).toEqual(k.table.columns);
+        const cells = table.rows[0]?.cells ?? [];
+        k.table.cells.forEach((cell, i) => {
+          if (cell !== null) expect(cells[i], `cell ${k.table?.columns[i] ?? i}`).toEqual(cell);
+        });
+      }
+      for (const f of k.fieldSelectors ?? []) {
+        const res = await http("GET", `${basePath(k)}?fieldSelector=${encodeURIComponent(f.selector)}`);
+        expect(res.status, JSON.stringify(res.json)).toBe(200);
+        const names = res.json.items.map((i: { metadata: { name: string } }) => i.metadata.name);
+        expect(names.includes(name), f.selector).toBe(f.matches);
+      }
       if (k.update) {
         const updated = await http("PATCH", `${basePath(k)}/${name}`, k.update, "application/merge-patch+json");
         expect(updated.status, JSON.stringify(updated.json)).toBe(200);

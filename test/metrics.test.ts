@@ -128,3 +128,56 @@ describe("/metrics of orch-apiserver", () => {
     });
   });
 });
+
+describe("/metrics of orch-apiserver: authentication, authorization, admission, storage, deprecation and audit", () => {
+  let server: RunningAPIServer;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "orch-metrics-families-"));
+    await writeFile(join(dir, "policy.yaml"), "apiVersion: audit.orch.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n");
+    server = await startAPIServer({ flags: ["--audit-policy-file", join(dir, "policy.yaml"), "--audit-log-path", join(dir, "audit.log")] });
+  });
+
+  afterAll(async () => {
+    expect(await server?.stop()).toBe(0);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("records the new metric families after requests", async () => {
+    const created = await adminRequest(server, {
+      method: "POST",
+      path: "/api/v1/namespaces/default/configmaps",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ metadata: { name: "measured" } }),
+    });
+    expect(created.status).toBe(201);
+    const deprecated = await adminRequest(server, { path: "/apis/admissionregistration.orch.io/v1beta1/validatingwebhookconfigurations" });
+    expect(deprecated.status).toBe(200);
+    expect(String(deprecated.headers["warning"])).toMatch(/deprecated/);
+    const res = await adminRequest(server, { path: "/metrics" });
+    expect(res.status, res.text).toBe(200);
+    const samples = parseExposition(res.text);
+    const find = (name: string, labels: Record<string, string> = {}) =>
+      samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+
+    expect(find("authentication_attempts", { result: "success" })[0]?.value).toBeGreaterThanOrEqual(2);
+    expect(find("authentication_duration_seconds_count", { result: "success" })[0]?.value).toBeGreaterThanOrEqual(2);
+    expect(find("apiserver_authorization_decisions_total", { decision: "allowed" })[0]?.value).toBeGreaterThanOrEqual(2);
+    expect(find("apiserver_authorization_duration_seconds_count", { decision: "allowed" })[0]?.value).toBeGreaterThanOrEqual(2);
+    expect(find("etcd_request_duration_seconds_count", { operation: "create", type: "configmaps" })[0]?.value).toBeGreaterThanOrEqual(1);
+    expect(
+      find("apiserver_admission_step_admission_duration_seconds_count", { type: "admit", operation: "CREATE", rejected: "false" })[0]?.value,
+    ).toBeGreaterThanOrEqual(1);
+    expect(find("apiserver_admission_controller_admission_duration_seconds_count", { operation: "CREATE" }).length).toBeGreaterThanOrEqual(1);
+    expect(
+      find("apiserver_requested_deprecated_apis", {
+        group: "admissionregistration.orch.io",
+        version: "v1beta1",
+        resource: "validatingwebhookconfigurations",
+        removed_release: "1.22",
+      })[0]?.value,
+    ).toBe(1);
+    expect(find("apiserver_audit_event_total")[0]?.value).toBeGreaterThanOrEqual(4);
+  });
+});

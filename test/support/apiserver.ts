@@ -34,6 +34,11 @@ export interface RunningAPIServer {
    * Calling it again returns the same promise.
    */
   stop(): Promise<number | null>;
+  /**
+   * Kills the server process at once (`SIGKILL`, as a crash would) and waits for it to be gone;
+   * keeps the data dir whoever owns it, so a test can restart on it. An in-process server stops.
+   */
+  kill(): Promise<void>;
 }
 
 /** Options of {@link startAPIServer} and {@link startInProcessAPIServer}. */
@@ -110,7 +115,11 @@ export async function startAPIServer(options: StartOptions = {}): Promise<Runnin
       options.readyTimeoutMs ?? 20_000,
       "orch-apiserver start",
     );
-    return { url, kubeconfigPath, dataDir, stderr: () => stderr, stop };
+    const kill = async (): Promise<void> => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    };
+    return { url, kubeconfigPath, dataDir, stderr: () => stderr, stop, kill };
   } catch (error) {
     await stop();
     throw new Error(`${(error as Error).message}\nstderr: ${stderr}`, { cause: error });
@@ -153,7 +162,7 @@ export async function startInProcessAPIServer(store: Store, options: StartOption
       options.readyTimeoutMs ?? 20_000,
       "orch-apiserver start",
     );
-    return { url: info.url, kubeconfigPath: info.kubeconfig, dataDir, stderr: () => errors, stop };
+    return { url: info.url, kubeconfigPath: info.kubeconfig, dataDir, stderr: () => errors, stop, kill: async () => void (await stop()) };
   } catch (error) {
     await stop();
     throw error;

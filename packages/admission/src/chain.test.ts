@@ -1,7 +1,7 @@
 import { configMapType } from "@orch/resources";
 import { badRequest } from "@orch/meta";
 import { describe, expect, it } from "vitest";
-import { AdmissionChain } from "./chain.js";
+import { AdmissionChain, type AdmissionObservation } from "./chain.js";
 import type { AdmissionPlugin } from "./plugin.js";
 import { attributesFor } from "./internal/testing.js";
 
@@ -9,6 +9,26 @@ const write = () =>
   attributesFor({ operation: "CREATE", type: configMapType, object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "default" } } });
 
 describe("AdmissionChain", () => {
+  it("reports each plugin's and each phase's duration to its observer, with refusals marked", async () => {
+    const seen: AdmissionObservation[] = [];
+    let t = 0;
+    const chain = new AdmissionChain(
+      [
+        { name: "ok", admit: () => undefined },
+        { name: "no", validate: () => Promise.reject(badRequest("refused")) },
+      ],
+      { observe: (o) => void seen.push(o), now: () => (t += 1000) },
+    );
+    await chain.admit(write());
+    await expect(chain.validate(write())).rejects.toThrow("refused");
+    expect(seen).toEqual([
+      { kind: "controller", name: "ok", type: "admit", operation: "CREATE", rejected: false, seconds: 1 },
+      { kind: "step", name: "", type: "admit", operation: "CREATE", rejected: false, seconds: 3 },
+      { kind: "controller", name: "no", type: "validate", operation: "CREATE", rejected: true, seconds: 1 },
+      { kind: "step", name: "", type: "validate", operation: "CREATE", rejected: true, seconds: 3 },
+    ]);
+  });
+
   it("runs every mutating plugin in order, then (separately) every validating one, for the operations each looks at", async () => {
     const seen: string[] = [];
     const plugin = (name: string, operations?: AdmissionPlugin["operations"]): AdmissionPlugin => ({

@@ -20,7 +20,7 @@ export {
   type WebhookTLS,
   type WebhookTransport,
 } from "./plugin.js";
-export { AdmissionChain } from "./chain.js";
+export { AdmissionChain, type AdmissionChainOptions, type AdmissionObservation } from "./chain.js";
 export {
   admissionPluginOrder,
   buildAdmissionPlugins,

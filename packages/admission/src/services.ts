@@ -7,6 +7,7 @@
  */
 import type { APIObject } from "@orch/meta";
 import type { AccessAttributes, AccessDecision } from "@orch/resources";
+import type { AdmissionObservation } from "./chain.js";
 
 /**
  * A collection kept current by a watch (the reference's informer lister): `items()` is the
@@ -62,4 +63,6 @@ export interface AdmissionServices {
   watchList(group: string, resource: string): LiveList;
   /** Writes one line to the server's log. */
   log(message: string): void;
+  /** Receives the duration of each admission webhook call (the server's admission metrics); optional. */
+  observeWebhook?(observation: AdmissionObservation): void;
 }

@@ -136,7 +136,8 @@ describe("loadAudit", () => {
     await writeFile(file, "apiVersion: audit.orch.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n");
     const loaded = await loadAudit({ policyFile: file, logPath: join(dir, "a.log"), maxSizeMB: 0, maxBackups: 0, maxAgeDays: 0 }, { domain: "orch.io" });
     expect(loaded?.audit.policy).toEqual({ rules: [{ level: "Metadata" }] });
-    expect(loaded?.audit.sink).toBe(loaded?.writer);
+    expect(loaded?.audit.sink).toBeInstanceOf(AuditLogWriter);
+    await expect(loaded?.writer.flush()).resolves.toBeUndefined();
     expect(await loadAudit({ policyFile: file, maxSizeMB: 0, maxBackups: 0, maxAgeDays: 0 }, { domain: "orch.io" })).toBeUndefined();
   });
 });

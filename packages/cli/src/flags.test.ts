@@ -13,6 +13,10 @@ describe("parseFlags", () => {
       livezGracePeriodMs: 0,
       requestTimeoutMs: 60_000,
       minRequestTimeoutSeconds: 1800,
+      enablePriorityAndFairness: true,
+      maxRequestsInflight: 400,
+      maxMutatingRequestsInflight: 200,
+      storageBackend: "sqlite",
       etcdServers: [],
       etcdPrefix: "",
       etcdCompactionIntervalMs: 300_000,
@@ -32,6 +36,10 @@ describe("parseFlags", () => {
     [["--bind-address", "0.0.0.0"], { bindAddress: "0.0.0.0" }],
     [["--bind-address=::1"], { bindAddress: "::1" }],
     [["--data-dir", "/tmp/x"], { dataDir: "/tmp/x" }],
+    [["--storage-backend", "memory"], { storageBackend: "memory" }],
+    [["--storage-backend=sqlite"], { storageBackend: "sqlite" }],
+    [["--etcd-servers", "http://127.0.0.1:2379"], { storageBackend: "etcd3" }],
+    [["--etcd-servers", "http://127.0.0.1:2379", "--storage-backend", "etcd3"], { storageBackend: "etcd3" }],
     [["--domain", "k8s.io"], { domain: "k8s.io" }],
     [["--shutdown-delay-duration", "5s"], { shutdownDelayMs: 5000 }],
     [["--shutdown-delay-duration=1m30s"], { shutdownDelayMs: 90_000 }],
@@ -175,6 +183,9 @@ describe("parseFlags", () => {
     [["--request-timeout", "60"], /invalid --request-timeout: invalid duration "60"/],
     [["--request-timeout", "-1s"], /--request-timeout/],
     [["--min-request-timeout", "1m"], /invalid --min-request-timeout "1m": want a whole number of seconds/],
+    [["--storage-backend", "disk"], /invalid --storage-backend "disk": want sqlite, memory or etcd3/],
+    [["--storage-backend", "etcd3"], /--storage-backend=etcd3 needs --etcd-servers/],
+    [["--etcd-servers", "http://127.0.0.1:2379", "--storage-backend", "memory"], /--etcd-servers needs --storage-backend=etcd3, not "memory"/],
     [["--min-request-timeout", "-5"], /min-request-timeout/],
     [["serve"], /serve/],
     [["--authorization-mode=RBAC,Magic"], /invalid --authorization-mode "Magic"/],
@@ -234,5 +245,32 @@ describe("timeout flags in --help", () => {
   it("lists --request-timeout and --min-request-timeout with their defaults", () => {
     expect(usage).toMatch(/--request-timeout duration[\s\S]*\(default 1m0s\)/);
     expect(usage).toMatch(/--min-request-timeout int[\s\S]*\(default 1800\)/);
+  });
+});
+
+describe("flow-control flags", () => {
+  it("turns API Priority and Fairness on with 400 reads and 200 writes by default", () => {
+    const flags = parseFlags([]);
+    expect(flags.enablePriorityAndFairness).toBe(true);
+    expect(flags.maxRequestsInflight).toBe(400);
+    expect(flags.maxMutatingRequestsInflight).toBe(200);
+  });
+
+  it("reads --enable-priority-and-fairness=false and the two limits", () => {
+    const flags = parseFlags(["--enable-priority-and-fairness=false", "--max-requests-inflight", "10", "--max-mutating-requests-inflight=0"]);
+    expect(flags.enablePriorityAndFairness).toBe(false);
+    expect(flags.maxRequestsInflight).toBe(10);
+    expect(flags.maxMutatingRequestsInflight).toBe(0);
+    expect(parseFlags(["--enable-priority-and-fairness"]).enablePriorityAndFairness).toBe(true);
+  });
+
+  it.each(["-1", "x", "1.5"])("refuses --max-requests-inflight %j", (value) => {
+    expect(() => parseFlags([`--max-requests-inflight=${value}`])).toThrow(/invalid --max-requests-inflight/);
+  });
+
+  it("lists the three flags in --help with their defaults", () => {
+    expect(usage).toMatch(/--enable-priority-and-fairness[\s\S]*\(default true\)/);
+    expect(usage).toMatch(/--max-requests-inflight int[\s\S]*\(default 400\)/);
+    expect(usage).toMatch(/--max-mutating-requests-inflight int[\s\S]*\(default 200\)/);
   });
 });

@@ -45,7 +45,19 @@ export interface Flags {
    * random duration from this to twice this.
    */
   minRequestTimeoutSeconds: number;
-  /** `--etcd-servers`: etcd client URLs; empty (the default) keeps objects in memory. */
+  /** `--enable-priority-and-fairness` (default true): API Priority and Fairness, else the max-in-flight limit. */
+  enablePriorityAndFairness: boolean;
+  /** `--max-requests-inflight` (400): reads at once without APF; with APF, this plus the next is the server's concurrency limit. */
+  maxRequestsInflight: number;
+  /** `--max-mutating-requests-inflight` (200): writes at once without APF. */
+  maxMutatingRequestsInflight: number;
+  /**
+   * `--storage-backend`: where objects live. `sqlite` (the default without `--etcd-servers`):
+   * `<data-dir>/state.db`, kept across restarts; `memory`: gone when the process ends; `etcd3`
+   * (the default, and the only choice, with `--etcd-servers`).
+   */
+  storageBackend: StorageBackend;
+  /** `--etcd-servers`: etcd client URLs; empty (the default) keeps objects in `<data-dir>/state.db`. */
   etcdServers: string[];
   /** `--etcd-prefix`: a prefix before every orch key in etcd (`""`; orch keys start with `/registry/`). */
   etcdPrefix: string;
@@ -87,6 +99,9 @@ export interface Flags {
   controllers: ControllersFlags;
 }
 
+/** The values of `--storage-backend`. */
+export type StorageBackend = "sqlite" | "memory" | "etcd3";
+
 /** A bad command line; the command prints the message and exits with code 2. */
 export class FlagError extends Error {
   override readonly name = "FlagError";
@@ -95,13 +110,17 @@ export class FlagError extends Error {
 /** The text `orch-apiserver --help` prints. */
 export const usage = `Usage: orch-apiserver [flags]
 
-Runs the orch API server: in-memory store (or etcd with --etcd-servers), HTTPS with generated certificates, and an admin
-kubeconfig at <data-dir>/kubeconfig.
+Runs the orch API server: objects in <data-dir>/state.db (kept across restarts; or in memory with
+--storage-backend=memory, or in etcd with --etcd-servers), HTTPS with generated certificates, and an admin kubeconfig
+at <data-dir>/kubeconfig.
 
 Flags:
       --bind-address string               IP address to listen on (default "127.0.0.1")
       --secure-port int                   HTTPS port; 0 picks a free port (default 6443)
-      --data-dir string                   directory for certificates and the kubeconfig (default "./.orch")
+      --data-dir string                   directory for certificates, the kubeconfig and state.db (default "./.orch")
+      --storage-backend string            sqlite: objects in <data-dir>/state.db, kept across restarts; memory:
+                                          objects gone when the server stops; etcd3: objects in etcd (needs
+                                          --etcd-servers) (default "sqlite", "etcd3" with --etcd-servers)
       --domain string                     product domain of groups, labels and markers (default "orch.io")
       --shutdown-delay-duration duration  how long /readyz fails before the server stops accepting (default 0s)
       --livez-grace-period duration       how long /livez may fail after start (default 0s)
@@ -111,8 +130,17 @@ Flags:
       --min-request-timeout int           seconds a watch without timeoutSeconds stays open at least: it ends
                                           after a random time from this to twice this, so that clients
                                           reconnect spread out (default 1800)
+      --enable-priority-and-fairness      classify requests by FlowSchemas into priority levels that share the
+                                          server's concurrency (API Priority and Fairness); false limits reads
+                                          and writes in flight instead (default true)
+      --max-requests-inflight int         reads at once without API Priority and Fairness; with it, this and
+                                          --max-mutating-requests-inflight are the server's concurrency limit,
+                                          0 for no limit (default 400)
+      --max-mutating-requests-inflight int
+                                          writes at once without API Priority and Fairness, 0 for no limit
+                                          (default 200)
       --etcd-servers strings              etcd client URLs, comma-separated (http://host:port or https://...);
-                                          without it objects live in memory
+                                          without it objects live in <data-dir>/state.db
       --etcd-prefix string                prefix before every key in etcd (default "", keys start with /registry/)
       --etcd-cafile string                CA file that verifies etcd's serving certificate (https endpoints)
       --etcd-certfile string              client certificate file for etcd
@@ -150,9 +178,23 @@ export function parseDuration(text: string): number {
   return ms;
 }
 
+function parseStorageBackend(text: string | undefined, etcd: boolean): StorageBackend {
+  if (text === undefined) return etcd ? "etcd3" : "sqlite";
+  if (text !== "sqlite" && text !== "memory" && text !== "etcd3") throw new FlagError(`invalid --storage-backend "${text}": want sqlite, memory or etcd3`);
+  if (etcd !== (text === "etcd3"))
+    throw new FlagError(etcd ? `--etcd-servers needs --storage-backend=etcd3, not "${text}"` : "--storage-backend=etcd3 needs --etcd-servers");
+  return text;
+}
+
 function parseMinRequestTimeout(text: string | undefined): number {
   if (text === undefined) return 1800;
   if (!/^\d{1,9}$/.test(text)) throw new FlagError(`invalid --min-request-timeout "${text}": want a whole number of seconds, 0 or more`);
+  return Number(text);
+}
+
+function parseInflight(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (!/^\d{1,9}$/.test(text)) throw new FlagError(`invalid --${name} "${text}": want a whole number, 0 or more`);
   return Number(text);
 }
 
@@ -175,7 +217,7 @@ const domainPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 export function parseFlags(argv: readonly string[]): Flags {
   // `pnpm start -- --secure-port 0` hands the command its `--` too: a leading one separates nothing.
   const args = argv[0] === "--" ? argv.slice(1) : argv;
-  const booleans = booleanValues(args, ["etcd-wait-at-start", ...authenticationBooleans]);
+  const booleans = booleanValues(args, ["etcd-wait-at-start", "enable-priority-and-fairness", ...authenticationBooleans]);
   const values = parseOptions(booleans.args, {
     help: { type: "boolean", short: "h" },
     "bind-address": { type: "string" },
@@ -186,7 +228,11 @@ export function parseFlags(argv: readonly string[]): Flags {
     "livez-grace-period": { type: "string" },
     "request-timeout": { type: "string" },
     "min-request-timeout": { type: "string" },
+    "enable-priority-and-fairness": { type: "boolean" },
+    "max-requests-inflight": { type: "string" },
+    "max-mutating-requests-inflight": { type: "string" },
     "etcd-servers": { type: "string" },
+    "storage-backend": { type: "string" },
     "etcd-prefix": { type: "string" },
     "etcd-cafile": { type: "string" },
     "etcd-certfile": { type: "string" },
@@ -210,6 +256,7 @@ export function parseFlags(argv: readonly string[]): Flags {
   const duration = durationValue(str);
   const etcd = parseEtcdFlags(str);
   const etcdWaitAtStart = values["etcd-wait-at-start"] === true;
+  const storageBackend = parseStorageBackend(str("storage-backend"), etcd.servers.length > 0);
   if (etcdWaitAtStart && etcd.servers.length === 0) throw new FlagError("--etcd-wait-at-start needs --etcd-servers");
   const flags: Flags = {
     help: values["help"] === true,
@@ -221,6 +268,10 @@ export function parseFlags(argv: readonly string[]): Flags {
     livezGracePeriodMs: duration("livez-grace-period"),
     requestTimeoutMs: duration("request-timeout", 60_000),
     minRequestTimeoutSeconds: parseMinRequestTimeout(str("min-request-timeout")),
+    enablePriorityAndFairness: !booleans.explicitFalse.has("enable-priority-and-fairness"),
+    maxRequestsInflight: parseInflight("max-requests-inflight", str("max-requests-inflight"), 400),
+    maxMutatingRequestsInflight: parseInflight("max-mutating-requests-inflight", str("max-mutating-requests-inflight"), 200),
+    storageBackend,
     etcdServers: etcd.servers,
     etcdPrefix: etcd.prefix,
     etcdCompactionIntervalMs: duration("etcd-compaction-interval", 5 * 60_000),

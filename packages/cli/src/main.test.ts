@@ -107,6 +107,10 @@ describe("runAPIServer", () => {
       livezGracePeriodMs: 2000,
       requestTimeoutMs: 60_000,
       minRequestTimeoutSeconds: 1800,
+      // API Priority and Fairness, on by default, over 400 + 200 seats.
+      flowControl: { enabled: true, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 },
+      // Objects in <data-dir>/state.db.
+      store: expect.objectContaining({ path: join(dir, "state.db") }),
       // prometheusMetrics(), always on: served at /metrics.
       metrics: expect.objectContaining({ render: expect.any(Function), requestFinished: expect.any(Function) }),
       serviceAccountTokens: { signingKey: expect.any(Function), lookup: true, verificationKeys: [] },

@@ -18,7 +18,7 @@ import { importServiceAccountKey } from "./service-account-key.js";
 import { loadAuthentication } from "./authentication.js";
 import { loadAuthorization } from "./authorization.js";
 import { loadAdmission } from "./admission.js";
-import { loadAudit, type AuditLogWriter } from "./audit-log.js";
+import { loadAudit, type LoadedAudit } from "./audit-log.js";
 import { exitWhenStopped, untilStopped } from "./internal/until-stopped.js";
 
 /** Where {@link runAPIServer} writes: `process.stdout` or anything with `write`. */
@@ -145,7 +145,7 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
   let closeStore: (() => void) | undefined;
   let stopCompactor: (() => void) | undefined;
   let manager: ControllerManager | undefined;
-  let auditLog: AuditLogWriter | undefined;
+  let auditLog: LoadedAudit["writer"] | undefined;
   try {
     const dataDir = resolve(flags.dataDir);
     const serverOptions: APIServerOptions = {
@@ -154,6 +154,11 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
       livezGracePeriodMs: flags.livezGracePeriodMs,
       requestTimeoutMs: flags.requestTimeoutMs,
       minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
+      flowControl: {
+        enabled: flags.enablePriorityAndFairness,
+        maxRequestsInflight: flags.maxRequestsInflight,
+        maxMutatingRequestsInflight: flags.maxMutatingRequestsInflight,
+      },
       // Always on: served at /metrics to callers allowed `get` on it (system:monitoring, say).
       metrics: prometheusMetrics(),
     };
@@ -184,7 +189,12 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     serverOptions.authorization = await loadAuthorization(flags.authorization, { domain: flags.domain, log });
     serverOptions.admission = await loadAdmission(flags.admission, { domain: flags.domain });
     // A policy file that does not parse stops the start, naming the file and the line.
-    const audit = await loadAudit(flags.audit, { domain: flags.domain, stdout: options.stdout, log });
+    const audit = await loadAudit(flags.audit, {
+      domain: flags.domain,
+      stdout: options.stdout,
+      log,
+      ...(serverOptions.metrics ? { metrics: serverOptions.metrics } : {}),
+    });
     if (audit) [serverOptions.audit, auditLog] = [audit.audit, audit.writer];
     let startCompaction = (): void => undefined;
     if (flags.etcdServers.length > 0) {
@@ -197,6 +207,12 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
           options.stderr.write(`orch-apiserver: etcd compaction failed: ${error instanceof Error ? error.message : String(error)}\n`),
         );
       };
+      closeStore = () => store.close();
+      serverOptions.store = store;
+    } else if (flags.storageBackend === "sqlite") {
+      // Objects live in <data-dir>/state.db, locked against a second server on the same directory.
+      const { openSqliteStore } = await import("@orch/store-sqlite");
+      const store = openSqliteStore(dataDir);
       closeStore = () => store.close();
       serverOptions.store = store;
     }

@@ -156,4 +156,6 @@ export {
   type PatchStrategy,
 } from "./merge-markers.js";
 export { jsonEqual } from "./json-equal.js";
+export { inStatusOrder } from "./status-order.js";
+export { depthExceeded, exceedsDepth, jsonTextDepth, maxJSONDepth } from "./json-depth.js";
 export { parseGoDuration } from "./duration.js";

@@ -68,9 +68,9 @@ export function statusError(reason: StatusReason, message: string, options: Stat
     status: "Failure",
     message,
     reason,
+    ...(options.details ? { details: options.details } : {}),
     code: httpCodeOf(reason),
   };
-  if (options.details) status.details = options.details;
   return new StatusError(status, options.cause === undefined ? undefined : { cause: options.cause });
 }
 

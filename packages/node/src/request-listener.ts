@@ -291,6 +291,9 @@ async function serveOne(server: RequestHandler, state: ListenerState, basePath: 
     if (read.body) request.body = read.body;
     const chain = peerCertificateChain(req.socket);
     if (chain) request.peerCertificates = chain;
+    const remote = req.socket.remoteAddress;
+    // An IPv4 peer of a dual-stack socket shows as `::ffff:a.b.c.d`: record it as the IPv4 it is.
+    if (remote) request.remoteAddress = remote.startsWith("::ffff:") && remote.includes(".") ? remote.slice(7) : remote;
 
     let response: APIResponse;
     try {

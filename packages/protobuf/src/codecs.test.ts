@@ -243,3 +243,57 @@ describe("the apps/v1 Deployment codec", () => {
     });
   });
 });
+
+describe("the batch, policy and networking codecs", () => {
+  const enc = new TextEncoder();
+  const field = (tag: number, body: Uint8Array | string) => {
+    const b = typeof body === "string" ? enc.encode(body) : body;
+    return Uint8Array.from([tag, b.length, ...b]);
+  };
+  const cat = (...parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((p) => [...p]));
+  const meta = field(0x0a, field(0x0a, "x"));
+
+  it("reads Job, CronJob, PodDisruptionBudget and Ingress bodies but answers them in JSON", () => {
+    for (const [apiVersion, kind] of [
+      ["batch/v1", "Job"],
+      ["batch/v1", "CronJob"],
+      ["policy/v1", "PodDisruptionBudget"],
+      ["networking.k8s.io/v1", "Ingress"],
+    ] as const) {
+      expect(hasProtobufCodec(apiVersion, kind)).toBe(false);
+      expect(() => decodeProtobufObject(encodeEnvelope({ apiVersion, kind, raw: meta }))).not.toThrow();
+    }
+  });
+
+  it("decodes a Job's template and keeps a backoffLimit of 0", () => {
+    const container = cat(field(0x0a, "pi"), field(0x12, "busybox"));
+    const podSpec = cat(field(0x12, container), field(0x1a, "Never"));
+    // JobSpec.template is field 6, backoffLimit field 7
+    const spec = cat(field(0x32, field(0x12, podSpec)), Uint8Array.from([0x38, 0x00]));
+    const wire = encodeEnvelope({ apiVersion: "batch/v1", kind: "Job", raw: cat(meta, field(0x12, spec)) });
+    expect(decodeProtobufObject(wire).object).toEqual({
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: { name: "x" },
+      spec: { backoffLimit: 0, template: { spec: { containers: [{ name: "pi", image: "busybox" }], restartPolicy: "Never" } } },
+    });
+  });
+
+  it("decodes an Ingress rule's http inline, as its JSON has it", () => {
+    const port = field(0x12, Uint8Array.from([0x10, 0x50]));
+    const backend = field(0x22, cat(field(0x0a, "api"), port));
+    const path = cat(field(0x0a, "/api"), field(0x12, backend), field(0x1a, "Prefix"));
+    const rule = cat(field(0x0a, "example.com"), field(0x12, field(0x0a, field(0x0a, path))));
+    const spec = cat(field(0x1a, rule), field(0x22, "nginx"));
+    const wire = encodeEnvelope({ apiVersion: "networking.k8s.io/v1", kind: "Ingress", raw: cat(meta, field(0x12, spec)) });
+    expect(decodeProtobufObject(wire).object).toEqual({
+      apiVersion: "networking.k8s.io/v1",
+      kind: "Ingress",
+      metadata: { name: "x" },
+      spec: {
+        ingressClassName: "nginx",
+        rules: [{ host: "example.com", http: { paths: [{ path: "/api", pathType: "Prefix", backend: { service: { name: "api", port: { number: 80 } } } }] } }],
+      },
+    });
+  });
+});

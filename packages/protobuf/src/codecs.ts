@@ -384,6 +384,69 @@ message(
 );
 const deployment = kindMessage("Deployment", "DeploymentSpec", "DeploymentStatus");
 
+// k8s.io/api/batch/v1 (Job, CronJob), k8s.io/api/policy/v1 (PodDisruptionBudget) and
+// k8s.io/api/networking/v1 (Ingress): what `kubectl create job|cronjob|poddisruptionbudget|ingress`
+// writes, decoded only as Deployment is. Their statuses are left out: a create drops them anyway.
+message(
+  "JobSpec",
+  optional("parallelism", 1, "int32"),
+  optional("completions", 2, "int32"),
+  optional("activeDeadlineSeconds", 3, "int64"),
+  optional("selector", 4, "LabelSelector"),
+  optional("manualSelector", 5, "bool"),
+  optional("template", 6, "PodTemplateSpec"),
+  optional("backoffLimit", 7, "int32"),
+  optional("ttlSecondsAfterFinished", 8, "int32"),
+  optional("completionMode", 9, "string"),
+  optional("suspend", 10, "bool"),
+  optional("backoffLimitPerIndex", 12, "int32"),
+  optional("maxFailedIndexes", 13, "int32"),
+  optional("podReplacementPolicy", 14, "string"),
+  optional("managedBy", 15, "string"),
+);
+const job = kindMessage("Job", "JobSpec");
+message("JobTemplateSpec", optional("metadata", 1, "ObjectMeta"), optional("spec", 2, "JobSpec"));
+message(
+  "CronJobSpec",
+  optional("schedule", 1, "string"),
+  optional("startingDeadlineSeconds", 2, "int64"),
+  optional("concurrencyPolicy", 3, "string"),
+  optional("suspend", 4, "bool"),
+  optional("jobTemplate", 5, "JobTemplateSpec"),
+  optional("successfulJobsHistoryLimit", 6, "int32"),
+  optional("failedJobsHistoryLimit", 7, "int32"),
+  optional("timeZone", 8, "string"),
+);
+const cronJob = kindMessage("CronJob", "CronJobSpec");
+message(
+  "PodDisruptionBudgetSpec",
+  optional("minAvailable", 1, "IntOrString"),
+  optional("selector", 2, "LabelSelector"),
+  optional("maxUnavailable", 3, "IntOrString"),
+  optional("unhealthyPodEvictionPolicy", 4, "string"),
+);
+const podDisruptionBudget = kindMessage("PodDisruptionBudget", "PodDisruptionBudgetSpec");
+message("TypedLocalObjectReference", optional("apiGroup", 1, "string"), optional("kind", 2, "string"), optional("name", 3, "string"));
+message("ServiceBackendPort", optional("name", 1, "string"), optional("number", 2, "int32"));
+message("IngressServiceBackend", optional("name", 1, "string"), optional("port", 2, "ServiceBackendPort"));
+message("IngressBackend", optional("resource", 3, "TypedLocalObjectReference"), optional("service", 4, "IngressServiceBackend"));
+message("HTTPIngressPath", optional("path", 1, "string"), optional("backend", 2, "IngressBackend"), optional("pathType", 3, "string"));
+message("HTTPIngressRuleValue", repeated("paths", 1, "HTTPIngressPath"));
+message("IngressRuleValue", optional("http", 1, "HTTPIngressRuleValue"));
+// IngressRuleValue is embedded in JSON: its `http` is a field of the rule itself.
+const ingressRuleValue = optional("ingressRuleValue", 2, "IngressRuleValue");
+const inlineFields = new WeakSet<FieldBase>([ingressRuleValue]);
+message("IngressRule", optional("host", 1, "string"), ingressRuleValue);
+message("IngressTLS", repeated("hosts", 1, "string"), optional("secretName", 2, "string"));
+message(
+  "IngressSpec",
+  optional("defaultBackend", 1, "IngressBackend"),
+  repeated("tls", 2, "IngressTLS"),
+  repeated("rules", 3, "IngressRule"),
+  optional("ingressClassName", 4, "string"),
+);
+const ingress = kindMessage("Ingress", "IngressSpec");
+
 root.resolveAll();
 
 /**
@@ -401,6 +464,16 @@ const zeroKept = new Set([
   "DeploymentSpec.revisionHistoryLimit",
   "DeploymentSpec.progressDeadlineSeconds",
   "PodSpec.terminationGracePeriodSeconds",
+  "JobSpec.parallelism",
+  "JobSpec.completions",
+  "JobSpec.activeDeadlineSeconds",
+  "JobSpec.backoffLimit",
+  "JobSpec.ttlSecondsAfterFinished",
+  "JobSpec.backoffLimitPerIndex",
+  "JobSpec.maxFailedIndexes",
+  "CronJobSpec.startingDeadlineSeconds",
+  "CronJobSpec.successfulJobsHistoryLimit",
+  "CronJobSpec.failedJobsHistoryLimit",
 ]);
 
 /** One kind with a protobuf codec: `group` `"*"` matches any group. */
@@ -439,6 +512,10 @@ const codecs: readonly KindCodec[] = [
   { group: "certificates", version: "v1", kind: "CertificateSigningRequest", type: certificateSigningRequest },
   { group: "*", version: "v1", kind: "DeleteOptions", type: deleteOptions },
   { group: "apps", version: "v1", kind: "Deployment", type: deployment, decodeOnly: true, bareGroup: true },
+  { group: "batch", version: "v1", kind: "Job", type: job, decodeOnly: true, bareGroup: true },
+  { group: "batch", version: "v1", kind: "CronJob", type: cronJob, decodeOnly: true, bareGroup: true },
+  { group: "policy", version: "v1", kind: "PodDisruptionBudget", type: podDisruptionBudget, decodeOnly: true, bareGroup: true },
+  { group: "networking", version: "v1", kind: "Ingress", type: ingress, decodeOnly: true },
 ];
 
 /** The kinds with a protobuf codec, as `apiVersion` pattern and kind (`coordination.<domain>/v1`, `Lease`). */
@@ -470,7 +547,8 @@ function codecFor(apiVersion: string, kind: string): KindCodec | undefined {
  * Role, ClusterRole, RoleBinding and ClusterRoleBinding, `authorization.<domain>/v1`
  * SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectAccessReview and
  * SelfSubjectRulesReview, `certificates.<domain>/v1` CertificateSigningRequest, and DeleteOptions
- * of any group), so that the server may answer them in protobuf. `apps/v1` Deployment bodies are
+ * of any group), so that the server may answer them in protobuf. `apps/v1` Deployment, `batch/v1`
+ * Job and CronJob, `policy/v1` PodDisruptionBudget and `networking.<domain>/v1` Ingress bodies are
  * read in protobuf too, but answered in JSON.
  */
 export function hasProtobufCodec(apiVersion: string, kind: string): boolean {
@@ -632,7 +710,8 @@ function fromWire(type: Type, message: Record<string, unknown>, path: string): R
     } else {
       if (!has(message, field.name)) continue;
       const x = valueFromWire(type, field, v, at, false);
-      if (x !== undefined) out[field.name] = x;
+      if (x !== undefined && inlineFields.has(field)) Object.assign(out, x);
+      else if (x !== undefined) out[field.name] = x;
     }
   }
   return out;

@@ -2,7 +2,7 @@
  * Whole protobuf bodies: the envelope around the codec of the object's kind.
  * @module
  */
-import { badRequest, notAcceptable, unsupportedMediaType } from "@orch/meta";
+import { badRequest, depthExceeded, jsonTextDepth, maxJSONDepth, notAcceptable, unsupportedMediaType } from "@orch/meta";
 import { decodeKind, encodeKind } from "./codecs.js";
 import { decodeEnvelope, encodeEnvelope } from "./envelope.js";
 
@@ -41,7 +41,9 @@ export function decodeProtobufObject(bytes: Uint8Array): DecodedProtobufObject {
   if (contentType === "application/json") {
     let value: unknown;
     try {
-      value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(unknown.raw));
+      const text = new TextDecoder("utf-8", { fatal: true }).decode(unknown.raw);
+      if (jsonTextDepth(text) > maxJSONDepth) throw depthExceeded("json");
+      value = JSON.parse(text);
     } catch (error) {
       throw badRequest(`the JSON in the protobuf envelope is malformed: ${(error as Error).message}`);
     }

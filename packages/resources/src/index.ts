@@ -241,6 +241,85 @@ export {
   validateHorizontalPodAutoscalerStatus,
 } from "./horizontal-pod-autoscaler.js";
 export {
+  controllerUidLabel,
+  defaultJob,
+  defaultJobSpec,
+  generateJobSelector,
+  jobNameLabel,
+  jobSpecSchema,
+  jobStatusSchema,
+  jobType,
+  jobV1Schema,
+  legacyControllerUidLabel,
+  legacyJobNameLabel,
+  validateJob,
+  validateJobStatus,
+  validateJobUpdate,
+} from "./job.js";
+export { defaultPodTemplate, formatLabels, podTemplateType, podTemplateV1Schema, validatePodTemplate, validatePodTemplateSpec } from "./pod-template.js";
+export {
+  defaultReplicationController,
+  replicationControllerSpecSchema,
+  replicationControllerStatusSchema,
+  replicationControllerType,
+  replicationControllerV1Schema,
+  validateReplicationController,
+  validateReplicationControllerStatus,
+} from "./replication-controller.js";
+export { defaultEndpoints, endpointSubsetSchema, endpointsCell, endpointsType, endpointsV1Schema, specialIPMessages, validateEndpoints } from "./endpoints.js";
+export {
+  ingressAddressCell,
+  ingressBackendSchema,
+  ingressClassAnnotation,
+  ingressHostsCell,
+  ingressPathTypes,
+  ingressSpecSchema,
+  ingressStatusSchema,
+  ingressType,
+  ingressV1Schema,
+  typedLocalObjectReferenceSchema,
+  validateIngress,
+  validateIngressBackend,
+  validateIngressStatus,
+} from "./ingress.js";
+export {
+  defaultIngressClass,
+  ingressClassParameterScopes,
+  ingressClassParametersCell,
+  ingressClassParametersReferenceSchema,
+  ingressClassSpecSchema,
+  ingressClassType,
+  ingressClassV1Schema,
+  validateDomainPrefixedPath,
+  validateIngressClass,
+  validateIngressClassUpdate,
+} from "./ingress-class.js";
+export {
+  defaultNetworkPolicy,
+  networkPolicySpecSchema,
+  networkPolicyType,
+  networkPolicyV1Schema,
+  validateIPBlock,
+  validateNetworkPolicy,
+} from "./network-policy.js";
+export {
+  budgetsSelecting,
+  checkPodDisruptionBudgets,
+  evictionRefusedMessage,
+  maxDisruptedPods,
+  metaConditionSchema,
+  podDisruptionBudgetSpecSchema,
+  podDisruptionBudgetStatusSchema,
+  podDisruptionBudgetType,
+  podDisruptionBudgetV1Schema,
+  setDisruptionAllowedCondition,
+  unhealthyPodEvictionPolicies,
+  validateIntOrPercent,
+  validatePodDisruptionBudget,
+  validatePodDisruptionBudgetStatus,
+} from "./pod-disruption-budget.js";
+export { cronJobSpecSchema, cronJobStatusSchema, cronJobType, cronJobV1Schema, defaultCronJob, jobTemplateSpecSchema, validateCronJob } from "./cron-job.js";
+export {
   defaultLimitRange,
   limitRangeItemSchema,
   limitRangeSpecSchema,

@@ -54,6 +54,7 @@ import {
 import type { ActionSubresource, ResourceType, StrategyContext } from "./resource-type.js";
 import { int32, int64, named, optionalBoolean, optionalString, stringMap, time } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
+import { checkPodDisruptionBudgets } from "./pod-disruption-budget.js";
 import { deleteOptionsSchema } from "./schema/shared-kinds.js";
 
 export {
@@ -77,7 +78,7 @@ export const containerPortSchema = named(
       hostIP: optionalString("What host IP to bind the external port to."),
       hostPort: int32().optional().describe("Number of port to expose on the host: 1 to 65535."),
       name: optionalString("An IANA_SVC_NAME, unique within the pod."),
-      protocol: optionalString("UDP, TCP (default) or SCTP."),
+      protocol: z.string().default("TCP").describe("UDP, TCP (default) or SCTP."),
     })
     .meta({ description: "ContainerPort represents a network port in a single container.", required: ["containerPort"] }),
   "api.core.v1.ContainerPort",
@@ -850,18 +851,22 @@ export const podBindingAction: ActionSubresource = {
 };
 
 /**
- * `POST pods/{name}/eviction`: deletes the pod (no disruption budgets are modelled) and
- * answers 201 with a Success Status. A body naming another pod is a 400.
+ * `POST pods/{name}/eviction`: deletes the pod when the PodDisruptionBudgets that select it allow
+ * (`checkPodDisruptionBudgets`: a 429 when one does not, counting the eviction down in its
+ * status when it does) and answers 201 with a Success Status. A body naming another pod is a 400.
  */
 export const podEvictionAction: ActionSubresource = {
   kind: "Eviction",
   apiVersion: "policy/v1",
   schema: evictionV1Schema,
-  act(parent, body) {
+  async act(parent, body, ctx) {
     const name = parent.metadata?.name ?? "";
     const bodyName = body.metadata?.name;
     if (bodyName && bodyName !== name) throw badRequest("name in URL does not match name in Eviction object");
-    return { code: 201, body: successStatus(201), parent: "delete" };
+    const dryRun = list(record(body["deleteOptions"])?.["dryRun"]).length > 0;
+    await checkPodDisruptionBudgets(parent, dryRun ? { ...ctx, dryRun } : ctx);
+    // A dry run asked for in the body's options deletes nothing, as one asked for in the query.
+    return { code: 201, body: successStatus(201), parent: dryRun ? "none" : "delete" };
   },
 };
 

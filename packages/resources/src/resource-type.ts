@@ -24,6 +24,12 @@ export interface ResourceVersion {
   /** Served but deprecated: requests get a `Warning` header. */
   deprecated?: boolean;
   /**
+   * For a deprecated version, the release the reference removes it in (`1.22`): reported in
+   * `apiserver_requested_deprecated_apis{removed_release}` and the audit annotation
+   * `<domain>/removed-release`. Absent when no removal is planned.
+   */
+  removedRelease?: string;
+  /**
    * Whether the server serves this version when its `--runtime-config` (`runtimeConfig` of the
    * server's options) says nothing about it; absent means true. Alpha versions the reference
    * leaves off, such as ImageReview's `imagepolicy/v1alpha1`, are false. A version that is not
@@ -77,6 +83,22 @@ export interface StrategyContext {
    * @throws StatusError 404 NotFound (`pods "x" not found`) when there is no such object.
    */
   get?(group: string, resource: string, namespace: string, name: string): Promise<APIObject>;
+  /**
+   * Reads the stored objects of another resource in `namespace` (every namespace when `""`; the
+   * eviction of a pod reads the PodDisruptionBudgets of its namespace). `group` is resolved.
+   * Absent where a strategy runs without a server.
+   */
+  list?(group: string, resource: string, namespace: string): Promise<APIObject[]>;
+  /**
+   * Writes the `status` of `object`, a stored object of another resource that the strategy read
+   * and changed, as a PUT to its `/status` by the server itself would (validated, no admission),
+   * with `object`'s resourceVersion as the precondition (an eviction counts down its
+   * PodDisruptionBudget). `group` is resolved. Absent where a strategy runs without a server.
+   * @throws StatusError 409 Conflict when the object changed since it was read, 404 when it is gone.
+   */
+  updateStatus?(group: string, resource: string, object: APIObject): Promise<APIObject>;
+  /** True while an action sub-resource runs for a dry-run request: it may write nothing else either. */
+  dryRun?: boolean;
   /** Signs service-account tokens for the ServiceAccount `token` action; supplied by the server. */
   serviceAccountTokens?: ServiceAccountTokenIssuer;
   /** Who makes the request, as the server's authentication found (SelfSubjectReview answers it). */

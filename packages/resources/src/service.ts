@@ -35,7 +35,7 @@ export const servicePortSchema = named(
       name: optionalString("The name of this port within the service: a DNS label, required when there is more than one port."),
       nodePort: int32().optional().describe("The port on each node on which this service is exposed (NodePort, LoadBalancer)."),
       port: int32().optional().describe("The port that will be exposed by this service: 1 to 65535."),
-      protocol: optionalString("TCP (default), UDP or SCTP."),
+      protocol: z.string().default("TCP").describe("TCP (default), UDP or SCTP."),
       targetPort: intOrString().optional().describe("Number or name of the port to access on the pods; defaults to port."),
     })
     .meta({ description: "ServicePort contains information on service's port.", required: ["port"] }),
@@ -238,7 +238,8 @@ function allocate(object: APIObject): void {
 }
 
 function prepareForCreate(object: APIObject): void {
-  delete object["status"];
+  // A new Service's status is the empty one, which the reference writes out as this.
+  object["status"] = { loadBalancer: {} };
   allocate(object);
 }
 

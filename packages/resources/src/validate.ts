@@ -288,9 +288,15 @@ function validateFinalizers(finalizers: unknown, path: FieldPath, domain: string
   return errors;
 }
 
+/** A list holding one empty entry: the request to clear `managedFields`, which the write path resolves before validation sees it. */
+function isManagedFieldsReset(entries: unknown[]): boolean {
+  const only = entries.length === 1 ? record(entries[0]) : undefined;
+  return only !== undefined && Object.values(only).every((v) => v === undefined);
+}
+
 function validateManagedFields(entries: unknown, path: FieldPath): FieldError[] {
   const errors: FieldError[] = [];
-  if (!Array.isArray(entries)) return errors;
+  if (!Array.isArray(entries) || isManagedFieldsReset(entries)) return errors;
   entries.forEach((item, i) => {
     const entry = record(item) ?? {};
     const at = path.index(i);

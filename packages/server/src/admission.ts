@@ -21,6 +21,7 @@ import { notFound, type APIObject } from "@orch/meta";
 import { imageReviewUnsupported, type AccessAttributes, type AccessDecision, type ImageReviewResult, type RequestUser } from "@orch/resources";
 import type { Clock, Store } from "@orch/store";
 import { ControlLoop, type ControllerInput } from "./control-loop.js";
+import type { MetricsRecorder } from "./metrics.js";
 import type { WriteOptions } from "./object-store.js";
 import { collectionPrefix, mutableCopy, objectKey, wireObject, type ServedResource } from "./served-resource.js";
 
@@ -46,6 +47,8 @@ export interface ServerAdmissionInput extends ControllerInput {
   /** The resource serving `kind` in `group` and its scope. */
   resourceForKind(group: string, kind: string): { resource: string; namespaced: boolean } | undefined;
   authorize(attributes: AccessAttributes): Promise<AccessDecision>;
+  /** Receives the duration of each admission phase and plugin (`apiserver_admission_*`); nothing is measured without it. */
+  metrics?: MetricsRecorder;
 }
 
 /** The server's admission: the chain and what keeps its plugins' views current. */
@@ -180,6 +183,10 @@ export function serverAdmission(input: ServerAdmissionInput): ServerAdmission {
     },
     log: input.log,
   };
+  if (input.metrics) {
+    const metrics = input.metrics;
+    services.observeWebhook = ({ name, type, operation, rejected, seconds }) => metrics.admission("webhook", { name, type, operation, rejected, seconds });
+  }
   const plugins = buildAdmissionPlugins(
     input.options.plugins ?? defaultAdmissionPlugins,
     {
@@ -189,7 +196,11 @@ export function serverAdmission(input: ServerAdmissionInput): ServerAdmission {
     },
     (name) => input.options.configuration?.[name],
   );
-  const chain = new AdmissionChain(plugins);
+  const metrics = input.metrics;
+  const chain = new AdmissionChain(
+    plugins,
+    metrics ? { observe: ({ kind, name, type, operation, rejected, seconds }) => metrics.admission(kind, { name, type, operation, rejected, seconds }) } : {},
+  );
   const imageReviewer = plugins.find(isImageReviewer);
   return {
     chain,
@@ -224,6 +235,8 @@ export interface WriteDescription {
   fieldManager?: string;
   user: RequestUser | undefined;
   warnings: string[];
+  /** The request's audit annotations, when it is audited: admission plugins and webhooks add theirs to it. */
+  auditAnnotations?: Record<string, string>;
 }
 
 /** The `meta` group of `domain` (`meta.k8s.io` under `k8s.io`). */
@@ -255,7 +268,7 @@ export function admissionAttributes(served: ServedResource, domain: string, writ
     dryRun: write.dryRun,
     user: write.user ?? serverUser,
     warnings: write.warnings,
-    auditAnnotations: {},
+    auditAnnotations: write.auditAnnotations ?? {},
     reinvocation: { isReinvoke: false, shouldReinvoke: false, data: new Map() },
   };
 }

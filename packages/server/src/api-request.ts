@@ -32,6 +32,17 @@ export interface APIRequest {
   user?: UserInfo;
   /** Aborted when the client goes away; ends watches. */
   signal?: AbortSignal;
+  /**
+   * The address of the peer the request came from (`127.0.0.1`, `::1`), as the HTTP adapter
+   * saw the connection; the last of the audit event's `sourceIPs`.
+   */
+  remoteAddress?: string;
+  /**
+   * The annotations of the request's audit event, when it is audited: the audit stage sets an
+   * empty map, and the authorization stage, admission and the REST handlers add to it. Adapters
+   * leave it unset.
+   */
+  auditAnnotations?: Record<string, string>;
 }
 
 /** One HTTP response: a complete body, or a stream of chunks to flush one by one (watch). */

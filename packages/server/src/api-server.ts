@@ -25,10 +25,13 @@ import { withAuthentication } from "./stages/authentication-stage.js";
 import { auditStages } from "./stages/audit-stage.js";
 import type { AuditSink } from "./audit/event.js";
 import type { AuditPolicy } from "./audit/policy.js";
-import { withAuthorization } from "./stages/authorization-stage.js";
+import { defaultAlwaysAllowPaths, withAuthorization } from "./stages/authorization-stage.js";
+import { measuredStore } from "./measured-store.js";
 import { withImpersonation } from "./stages/impersonation-stage.js";
 import { withBodyLimit, withErrorResponses, withRequestInfo } from "./stages/request-info-stage.js";
 import { withMetrics } from "./stages/metrics-stage.js";
+import { withMaxInFlightLimit, withPriorityAndFairness } from "./stages/flow-control-stage.js";
+import { defaultMaxQueueWaitMs, FlowControl } from "./flowcontrol/flow-control.js";
 import { defaultRequestTimeoutMs, withTimeout } from "./stages/timeout-stage.js";
 import { canRender, noopMetrics, type MetricsRecorder } from "./metrics.js";
 import { metricsResponse } from "./metrics-endpoint.js";
@@ -36,7 +39,7 @@ import { chain, type Handler, type ServerRequest } from "./stages/stage.js";
 import { encodeResponse } from "./responses.js";
 import { noSuchResource, serveResource as serveRest, type RestContext } from "./rest.js";
 import { runtimeConfigPredicate, servedRegistry, type RuntimeConfig } from "./runtime-config.js";
-import { objectKey, serveResource, wireObject, type ServedResource } from "./served-resource.js";
+import { collectionPrefix, mutableCopy, objectKey, serveResource, wireObject, type ServedResource } from "./served-resource.js";
 import { DecodingStore, type StoredVersions } from "./decoding-store.js";
 import { ServiceAccountTokenSigner, type ServiceAccountTokenOptions } from "./service-account-tokens.js";
 import { serveFetch, type FetchOptions } from "./serve-fetch.js";
@@ -134,18 +137,32 @@ export interface APIServerOptions {
    */
   log?: (message: string) => void;
   /**
-   * Records requests as `audit.<domain>/v1` Events (`--audit-policy-file`, `--audit-log-path`):
-   * the policy decides the level of each request, the sink receives the events. No auditing by
-   * default.
+   * Records requests as `audit.<domain>/v1` Events (`--audit-policy-file`, `--audit-log-path`,
+   * `--audit-webhook-config-file`): the policy decides the level of each request, the sink
+   * receives the events (`batchingSink` and `fanOutSink` build webhook-style and several
+   * backends). No auditing by default.
    */
   audit?: { policy: AuditPolicy; sink: AuditSink };
   /**
-   * Where the server records request counts, latencies, in-flight and long-running requests
-   * ({@link MetricsRecorder}); nothing is recorded by default. A recorder that can render (a
+   * Where the server records request counts, latencies, in-flight and long-running requests,
+   * authentication, authorization, admission, store calls, deprecated versions asked for and
+   * audit events ({@link MetricsRecorder}); nothing is recorded (and nothing is measured) by default. A recorder that can render (a
    * `MetricsRegistry`, such as `prometheusMetrics()` of `@orch/node`) is also served at
    * `GET /metrics` to callers allowed `get` on that path.
    */
   metrics?: MetricsRecorder;
+  /**
+   * Flow control, between impersonation and authorization. Absent (the default of an embedded
+   * server): no stage at all, so nothing is counted or limited per request. Given: API Priority
+   * and Fairness when `enabled` is not false (the built-in FlowSchemas and
+   * PriorityLevelConfigurations are created at start and kept; the limited levels share
+   * `maxRequestsInflight + maxMutatingRequestsInflight` seats (400 + 200 by default) by their
+   * shares; a request waits in its queue at most `maxQueueWaitMs`, 15 000 by default, then is
+   * refused 429); with `enabled: false`, the max-in-flight limit of reads
+   * (`maxRequestsInflight`) and writes (`maxMutatingRequestsInflight`), 0 for no limit.
+   * `orch-apiserver` turns API Priority and Fairness on (`--enable-priority-and-fairness`).
+   */
+  flowControl?: { enabled?: boolean; maxRequestsInflight?: number; maxMutatingRequestsInflight?: number; maxQueueWaitMs?: number };
 }
 
 /** The conversions of one kind to its storage version, as the server collects them from the catalog. */
@@ -219,6 +236,8 @@ export class APIServer {
   readonly #upstream: Store;
   readonly #cache: WatchCache | undefined;
   readonly #metrics: MetricsRecorder;
+  /** API Priority and Fairness, when on. */
+  readonly #flowControl: FlowControl | undefined;
   #started = false;
   #shuttingDown = false;
 
@@ -228,7 +247,8 @@ export class APIServer {
     this.#upstream = base;
     // Objects stored in an older version of their kind are converted as they leave the store,
     // below the watch cache, so that every reader sees (and caches) the storage version.
-    const decoded = new DecodingStore(base, this.#storedVersions);
+    // With metrics, every call into the store is timed (etcd_request_duration_seconds).
+    const decoded = new DecodingStore(options.metrics ? measuredStore(base, options.metrics) : base, this.#storedVersions);
     if (options.watchCache ?? !(base instanceof MemoryStore)) this.#cache = new WatchCache(decoded, { clock: this.clock });
     this.store = this.#cache ?? decoded;
     this.domain = options.domain ?? "orch.io";
@@ -258,6 +278,8 @@ export class APIServer {
     this.serviceAccountTokens = new ServiceAccountTokenSigner(this.domain, options.serviceAccountTokens);
     this.#objects = new ObjectStore(this.store, this.clock, this.domain, () => this.#admission.chain, {
       get: (group, resource, namespace, name) => this.#getStored(group, resource, namespace, name),
+      list: (group, resource, namespace) => this.#listStored(group, resource, namespace),
+      updateStatus: (group, resource, object) => this.#updateStoredStatus(group, resource, object),
       reviewToken: (token, audiences) => this.#authentication.reviewToken(token, audiences),
       authorize: (attributes) => this.#authorization.authorizer.authorize(attributes),
       rulesFor: (user, namespace) => this.#authorization.rulesFor(user, namespace),
@@ -283,6 +305,7 @@ export class APIServer {
       lookup: (group, version, resource) => this.#byPath.get(`${group}/${version}/${resource}`),
       facts: { storeHealthy: () => this.#storeAnswers(), controllersRunning: () => this.#started && !this.#shuttingDown },
       ...(options.minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds: options.minRequestTimeoutSeconds } : {}),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
     };
     const tokens = options.serviceAccountTokens ?? {};
     this.#authentication = serverAuthentication({
@@ -310,12 +333,30 @@ export class APIServer {
         return served ? { resource: served.type.resource, namespaced: served.namespaced } : undefined;
       },
       authorize: (attributes) => this.#authorization.authorizer.authorize(attributes),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
     });
     // The reference's handler chain, outermost first: errors become Status responses, the body
-    // limit, request info, the time limit, authentication, impersonation, authorization; the REST
+    // limit, request info, the time limit, authentication, impersonation, flow control (when on), authorization; the REST
     // handler last.
     // Audit wraps what follows authentication (and records the 401s of authentication).
-    const audit = options.audit ? auditStages({ ...options.audit, domain: this.domain, clock: this.clock }) : undefined;
+    const fc = options.flowControl;
+    const readLimit = fc?.maxRequestsInflight ?? 400;
+    const writeLimit = fc?.maxMutatingRequestsInflight ?? 200;
+    if (fc && fc.enabled !== false) {
+      this.#flowControl = new FlowControl(controllers, {
+        serverConcurrencyLimit: readLimit + writeLimit,
+        maxQueueWaitMs: fc.maxQueueWaitMs ?? defaultMaxQueueWaitMs,
+        metrics: this.#metrics,
+      });
+    }
+    // No option, no stage: an embedded server without flow control pays nothing per request.
+    const flowControlStages = !fc
+      ? []
+      : this.#flowControl
+        ? [withPriorityAndFairness(this.#flowControl, this.domain)]
+        : [withMaxInFlightLimit({ readOnly: readLimit, mutating: writeLimit })];
+    const metrics = options.metrics ? { metrics: options.metrics } : {};
+    const audit = options.audit ? auditStages({ ...options.audit, domain: this.domain, clock: this.clock, ...metrics }) : undefined;
     this.#pipeline = chain(
       [
         withErrorResponses,
@@ -325,10 +366,15 @@ export class APIServer {
         ...(options.metrics ? [withMetrics(options.metrics)] : []),
         withTimeout({ requestTimeoutMs: options.requestTimeoutMs ?? defaultRequestTimeoutMs, clock: this.clock }),
         ...(audit ? [audit.failedAuthentication] : []),
-        withAuthentication(this.#authentication.authenticator, { anonymous: options.anonymousAuth ?? true, ...(options.log ? { log: options.log } : {}) }),
+        withAuthentication(this.#authentication.authenticator, {
+          anonymous: options.anonymousAuth ?? true,
+          ...(options.log ? { log: options.log } : {}),
+          ...metrics,
+        }),
         ...(audit ? [audit.audit] : []),
         withImpersonation(this.#authorization.authorizer, this.domain),
-        withAuthorization(this.#authorization.authorizer),
+        ...flowControlStages,
+        withAuthorization(this.#authorization.authorizer, defaultAlwaysAllowPaths, { domain: this.domain, ...metrics }),
       ],
       (request) => this.#serve(request),
     );
@@ -353,6 +399,7 @@ export class APIServer {
       await createBuiltinNamespaces(this.#objects, namespaces, this.domain);
       await this.#authorization.start();
       await this.#admission.start();
+      await this.#flowControl?.start();
       this.#started = true;
     } catch (error) {
       this.#ready = undefined;
@@ -374,6 +421,27 @@ export class APIServer {
     const found = await this.#findStored(group, resource, namespace, name, false);
     if (!found) throw notFound(this.#storedOf(group, resource)?.qualifiedResource ?? { group, resource }, name);
     return found;
+  }
+
+  /** The stored objects of another resource in `namespace`, for strategies that read across kinds. */
+  async #listStored(group: string, resource: string, namespace: string): Promise<APIObject[]> {
+    const served = this.#storedOf(group, resource);
+    if (!served) return [];
+    const { entries } = await this.store.list(collectionPrefix(served, namespace));
+    return entries.map(wireObject);
+  }
+
+  /** A write of the status of another resource's object by the server itself (an eviction's PodDisruptionBudget). */
+  async #updateStoredStatus(group: string, resource: string, object: APIObject): Promise<APIObject> {
+    const served = this.#storedOf(group, resource);
+    const name = object.metadata.name ?? "";
+    if (!served) throw notFound({ group, resource }, name);
+    const written = await this.#objects.update(served, object.metadata.namespace ?? "", name, mutableCopy(object), "status", {
+      dryRun: false,
+      fieldValidation: "Ignore",
+      warnings: [],
+    });
+    return written.body as APIObject;
   }
 
   /** The conversions of `served`'s kind to its storage version, made on first use. */
@@ -527,6 +595,7 @@ export class APIServer {
     if (this.#shutdownDelayMs > 0) await new Promise<void>((resolve) => this.clock.setTimer(this.#shutdownDelayMs, resolve));
     this.#authorization.stop();
     this.#admission.stop();
+    this.#flowControl?.stop();
     this.#cache?.stop();
   }
 }

@@ -50,4 +50,36 @@ export {
   type AuditPolicy,
   type AuditPolicyRule,
 } from "./audit/policy.js";
-export { auditStages, type AuditStageOptions, type AuditStages } from "./stages/audit-stage.js";
+export { auditStages, sourceIPs, type AuditStageOptions, type AuditStages } from "./stages/audit-stage.js";
+export { auditDeliveryModes, batchingSink, fanOutSink, type AuditDeliveryMode, type BatchingSink, type BatchingSinkOptions } from "./audit/batching-sink.js";
+export { measuredStore, storeKeyType } from "./measured-store.js";
+export {
+  flowControlRetryAfterSeconds,
+  tooManyRequestsMessage,
+  withMaxInFlightLimit,
+  withPriorityAndFairness,
+  type MaxInFlightLimits,
+} from "./stages/flow-control-stage.js";
+export { autoUpdateAnnotation, bootstrapConfiguration, type BootstrapConfiguration } from "./flowcontrol/bootstrap.js";
+export {
+  classify,
+  flowSchemaMatches,
+  nonResourceRuleMatches,
+  precedenceOf,
+  priorityLevelNameOf,
+  resourceRuleMatches,
+  sortFlowSchemas,
+  subjectMatches,
+  type Classification,
+  type RequestDigest,
+} from "./flowcontrol/classifier.js";
+export { dealHand, QueueSet, type Admission, type QueueSetOptions, type QueuingConfig, type Rejection } from "./flowcontrol/queue-set.js";
+export {
+  danglingCondition,
+  defaultMaxQueueWaitMs,
+  FlowControl,
+  labelsOf,
+  seatsOf,
+  type FlowAdmission,
+  type FlowControlOptions,
+} from "./flowcontrol/flow-control.js";

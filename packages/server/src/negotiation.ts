@@ -3,7 +3,7 @@
  * read (`Content-Type`).
  * @module
  */
-import { badRequest, notAcceptable, unsupportedMediaType } from "@orch/meta";
+import { badRequest, depthExceeded, exceedsDepth, jsonTextDepth, maxJSONDepth, notAcceptable, unsupportedMediaType } from "@orch/meta";
 import { decodeProtobufObject, isProtobufMediaType, protobufMediaTypes } from "@orch/protobuf";
 import { parse as parseYAML } from "yaml";
 
@@ -114,6 +114,8 @@ export function decodeUTF8(body: Uint8Array | undefined): string {
 
 /** Parses a JSON body; malformed JSON is a 400 naming the problem. */
 export function parseJSONBody(text: string): unknown {
+  // Refused before parsing: every later step walks the value recursively.
+  if (jsonTextDepth(text) > maxJSONDepth) throw depthExceeded("couldn't get version/kind; json parse error");
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -123,11 +125,15 @@ export function parseJSONBody(text: string): unknown {
 
 /** Parses a YAML body (also JSON); aliases are bounded so a YAML bomb is a 400, not an outage. */
 export function parseYAMLBody(text: string): unknown {
+  let value: unknown;
   try {
-    return parseYAML(text, { maxAliasCount: 100, prettyErrors: false, uniqueKeys: false });
+    value = parseYAML(text, { maxAliasCount: 100, prettyErrors: false, uniqueKeys: false });
   } catch (error) {
     throw badRequest(`error converting YAML to JSON: ${(error as Error).message}`);
   }
+  // Aliases can make a value deeper than its text: the decoded value is measured.
+  if (exceedsDepth(value)) throw depthExceeded("error converting YAML to JSON: yaml");
+  return value;
 }
 
 /**
@@ -141,7 +147,10 @@ export function readObjectBody(contentType: string | null, body: Uint8Array | un
   const essence = media ? `${media.type}/${media.subtype}` : "application/json";
   if (isProtobufMediaType(essence)) {
     if (!body || body.length === 0) throw badRequest("the request body is empty: an object is required");
-    return decodeProtobufObject(body).object;
+    const { object } = decodeProtobufObject(body);
+    // Each level of nesting takes at least two bytes: a short body cannot be too deep.
+    if (body.length > 2 * maxJSONDepth && exceedsDepth(object)) throw depthExceeded("protobuf");
+    return object;
   }
   const text = decodeUTF8(body);
   if (text.trim() === "") throw badRequest("the request body is empty: an object is required");

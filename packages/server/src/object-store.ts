@@ -27,7 +27,8 @@ import type { ActionSubresource, StrategyContext } from "@orch/resources";
 import type { AdmissionAttributes, AdmissionChain, Operation } from "@orch/admission";
 import { typeInfoOf, updateManagedFields, type JSONObject, type TypeNode } from "@orch/merge";
 import { deepFreeze, type Clock, type Entry, type Store } from "@orch/store";
-import { sameJSON } from "./same-json.js";
+import { isNoOpWrite, sameExcept } from "./no-op-write.js";
+import { inWireOrder, withResourceVersion } from "./wire-order.js";
 import { mutableCopy, objectKey, wireObject, type ServedResource } from "./served-resource.js";
 import { storedInOtherVersion } from "./decoding-store.js";
 import { successStatus } from "./responses.js";
@@ -43,6 +44,8 @@ export interface WriteOptions {
   fieldValidation: FieldValidation;
   /** Warnings for the response's `Warning` headers; the write appends to it. */
   warnings: string[];
+  /** The request's audit annotations, when it is audited: admission adds its own to it. */
+  auditAnnotations?: Record<string, string>;
   /** The sub-resource written (`status`, `finalize`), `""` for the main resource. */
   subresource?: string;
   /** The field manager recorded in `managedFields` (the `fieldManager` query or the User-Agent's). */
@@ -76,6 +79,8 @@ export interface DeleteOptions {
   user?: UserInfo;
   /** Warnings for the response's `Warning` headers; admission appends. */
   warnings?: string[];
+  /** The request's audit annotations, when it is audited: admission adds its own to it. */
+  auditAnnotations?: Record<string, string>;
   propagationPolicy?: "Orphan" | "Background" | "Foreground";
   gracePeriodSeconds?: number;
   preconditions?: Preconditions;
@@ -188,7 +193,7 @@ export function storedTypeInfo(served: ServedResource): TypeNode {
 /** What the server lends every strategy beyond the domain and the time (see `StrategyContext`). */
 export type StrategyServices = Pick<
   StrategyContext,
-  "get" | "serviceAccountTokens" | "reviewToken" | "authorize" | "rulesFor" | "uncoveredRules" | "reviewImages"
+  "get" | "list" | "updateStatus" | "serviceAccountTokens" | "reviewToken" | "authorize" | "rulesFor" | "uncoveredRules" | "reviewImages"
 >;
 
 /** The generic object store of one server: the write rules every kind shares. */
@@ -246,6 +251,7 @@ export class ObjectStore {
     };
     if (opts.fieldManager) write.fieldManager = opts.fieldManager;
     if (opts.admitted) write.admitted = true;
+    if (opts.auditAnnotations) write.auditAnnotations = opts.auditAnnotations;
     return write;
   }
 
@@ -353,8 +359,8 @@ export class ObjectStore {
 
   /** Stores a new object (or, under dry-run, answers it): 201. */
   private async commitCreate(key: string, object: APIObject, dryRun: boolean): Promise<WriteResult> {
-    if (dryRun) return { code: 201, body: object };
-    return { code: 201, body: wireObject(await this.store.create(key, deepFreeze(object))) };
+    if (dryRun) return { code: 201, body: inWireOrder(object) };
+    return { code: 201, body: wireObject(await this.store.create(key, deepFreeze(inWireOrder(object)))) };
   }
 
   /** Writes an `update` or `delete` decision against the entry it was made from (nothing under dry-run). */
@@ -372,8 +378,8 @@ export class ObjectStore {
     const answer = decision.answer ?? updated;
     const stored = stripResourceVersion(decision.object);
     // An object read from an older version is written even when unchanged: that stores it in the storage version.
-    if (sameJSON(stored, entry.value) && !storedInOtherVersion(entry)) return answer(current);
-    if (dryRun) return answer(decision.object);
+    if (isNoOpWrite(stored, entry.value as APIObject) && !storedInOtherVersion(entry)) return answer(current);
+    if (dryRun) return answer(inWireOrder(decision.object));
     return answer(await this.writeOrFinalize(key, stored, entry));
   }
 
@@ -382,9 +388,9 @@ export class ObjectStore {
     const meta = stored.metadata;
     if (meta.deletionTimestamp && !meta.finalizers?.length && !hasSpecFinalizers(stored)) {
       await this.store.delete(key, entry.modRevision);
-      return { ...stored, metadata: { ...meta, resourceVersion: String(entry.modRevision) } };
+      return { ...stored, metadata: withResourceVersion(meta, String(entry.modRevision)) };
     }
-    const written = await this.store.update(key, deepFreeze(stored), entry.modRevision);
+    const written = await this.store.update(key, deepFreeze(inWireOrder(stored)), entry.modRevision);
     return wireObject(written);
   }
 
@@ -437,6 +443,13 @@ export class ObjectStore {
     const ctx = this.strategyContext(opts.user);
     const strategy = served.type.strategy;
     strategy?.defaults?.(input, ctx);
+    // The caller owns what it sent, defaulted (as the reference, whose field manager runs before
+    // admission and the registry): not what admission, the kind's create rules or the server's
+    // allocations (a Service's cluster IPs) add after.
+    // A status the create drops (below) is nobody's, as the reference's reset fields.
+    const dropsStatus = served.type.subresources?.includes("status") === true && !strategy?.statusOnCreate;
+    const requested = dropsStatus && input.status !== undefined ? withoutStatus(input) : input;
+    const owned = opts.applied ? undefined : this.track(served, undefined, requested, opts).metadata.managedFields;
     // Mutating admission sees the defaulted object; what the server owns is set after it.
     const attrs = await this.admit(served, this.describe("CREATE", meta.namespace ?? "", input, undefined, opts));
     const object = attrs?.object ?? input;
@@ -451,13 +464,16 @@ export class ObjectStore {
     delete created.deletionTimestamp;
     delete created.deletionGracePeriodSeconds;
     // A kind with a status sub-resource starts without status; its strategy may set one.
-    if (served.type.subresources?.includes("status") && !strategy?.statusOnCreate) delete object.status;
+    if (dropsStatus) delete object.status;
     strategy?.prepareForCreate?.(object, ctx);
     const errors = [...validateObjectMeta(object, this.metaOptions(served), ctx), ...(strategy?.validate?.(object, ctx) ?? [])];
     if (errors.length) this.invalid(served, created.name ?? "", errors);
     await this.validateAdmission(attrs, object);
     await this.checkWriteAccess(served, object, undefined, opts);
-    return this.track(served, undefined, object, opts);
+    if (opts.applied) return object;
+    if (owned?.length) created.managedFields = owned;
+    else delete created.managedFields;
+    return object;
   }
 
   /** POST: creates `input` (already decoded; changed in place) in `namespace`. */
@@ -501,7 +517,7 @@ export class ObjectStore {
     const strategy = served.type.strategy;
     strategy?.defaults?.(object, ctx);
     meta.generation = oldMeta.generation ?? 1;
-    if ((strategy?.tracksGeneration ?? true) && !sameJSON(object, old, notSpec)) meta.generation += 1;
+    if ((strategy?.tracksGeneration ?? true) && !sameExcept(object, old, notSpec)) meta.generation += 1;
     const kindErrors =
       subresource === "status" && strategy?.validateStatusUpdate
         ? strategy.validateStatusUpdate(object, old, ctx)
@@ -600,9 +616,10 @@ export class ObjectStore {
       const body = attrs?.object ?? request;
       await this.validateAdmission(attrs);
       const parent = mutableCopy(current);
-      const outcome = await action.act(parent, body, this.strategyContext());
+      const outcome = await action.act(parent, body, opts.dryRun ? { ...this.strategyContext(), dryRun: true } : this.strategyContext());
       if (Array.isArray(outcome)) throw invalid({ group: actionKindOf(action, this.domain).group, kind: action.kind }, name, outcome);
-      const answer: WriteResult = { code: outcome.code, body: outcome.body as APIObject };
+      const answered = outcome.body as APIObject | Status;
+      const answer: WriteResult = { code: outcome.code, body: answered.kind === "Status" ? answered : inWireOrder(answered as APIObject) };
       if (outcome.parent === "none") return { kind: "noop", answer };
       if (outcome.parent === "delete") return { kind: "delete", answer };
       // A dry run of an action leaves the parent as it is, unvalidated (as the reference's binding).
@@ -627,7 +644,7 @@ export class ObjectStore {
     const errors = strategy?.validate?.(admitted, ctx) ?? [];
     if (errors.length) this.invalid(served, admitted.metadata.name ?? "", errors);
     await this.validateAdmission(attrs, admitted);
-    return { code: 201, body: await strategy.evaluate(admitted, ctx) };
+    return { code: 201, body: inWireOrder(await strategy.evaluate(admitted, ctx)) };
   }
 
   /**
@@ -649,6 +666,7 @@ export class ObjectStore {
         dryRun: options.dryRun,
         user: options.user,
         warnings: options.warnings ?? [],
+        ...(options.auditAnnotations ? { auditAnnotations: options.auditAnnotations } : {}),
       });
       await this.validateAdmission(attrs);
       const finalizers = [...(current.metadata.finalizers ?? [])];
@@ -694,6 +712,13 @@ function checkPreconditions(served: ServedResource, name: string, current: APIOb
 export function hasSpecFinalizers(object: APIObject): boolean {
   const spec = object.spec as { finalizers?: unknown } | undefined;
   return Array.isArray(spec?.finalizers) && spec.finalizers.length > 0;
+}
+
+/** `object` without `status` (a shallow copy). */
+function withoutStatus(object: APIObject): APIObject {
+  const copy = { ...object };
+  delete copy.status;
+  return copy;
 }
 
 /** The default `/status` update: everything of `current` but the status of `next`. */

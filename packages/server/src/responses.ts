@@ -3,7 +3,7 @@
  * output, `Warning` headers and the Status of an error are the same on every path.
  * @module
  */
-import { toStatusError, type Status, type StatusError } from "@orch/meta";
+import { inStatusOrder, toStatusError, type Status, type StatusError } from "@orch/meta";
 import { encodeProtobufObject, hasProtobufCodec } from "@orch/protobuf";
 import { stringify as stringifyYAML } from "yaml";
 import type { APIResponse } from "./api-request.js";
@@ -36,6 +36,13 @@ export class EncodedJSON {
   ) {}
 }
 
+/** True for a Status (`kind: Status` of `v1`), which has an encoding of its own. */
+function isStatus(body: unknown): body is Status {
+  if (typeof body !== "object" || body === null || body instanceof EncodedJSON) return false;
+  const { kind, apiVersion } = body as { kind?: unknown; apiVersion?: unknown };
+  return kind === "Status" && apiVersion === "v1";
+}
+
 /** The object `body` stands for, when it is one of a kind with a protobuf codec. */
 function protobufObject(body: unknown): { apiVersion: string; kind: string } | undefined {
   const value = body instanceof EncodedJSON ? body.value() : body;
@@ -65,7 +72,11 @@ export function encodeResponse(status: number, body: unknown, options: EncodeOpt
   addWarnings(headers, options.warnings);
   let text: string;
   if (body instanceof EncodedJSON && !yaml && !options.pretty) text = body.json;
-  else {
+  else if (isStatus(body) && !yaml) {
+    // A Status is written as the reference writes it: its members in order, then a newline.
+    const status = inStatusOrder(body);
+    text = options.pretty ? `${JSON.stringify(status, null, 2)}\n` : `${JSON.stringify(status)}\n`;
+  } else {
     const value = body instanceof EncodedJSON ? body.value() : body;
     text = yaml ? stringifyYAML(value) : options.pretty ? `${JSON.stringify(value, null, 2)}\n` : JSON.stringify(value);
   }

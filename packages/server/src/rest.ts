@@ -50,6 +50,25 @@ function deprecationWarning(ctx: RestContext, served: ServedResource): string | 
 }
 
 /**
+ * Records a request through a deprecated version: the `apiserver_requested_deprecated_apis`
+ * gauge, and the audit annotations `<domain>/deprecated` and `<domain>/removed-release`.
+ */
+function noteDeprecated(ctx: RestContext, served: ServedResource, info: ResourceRequestInfo, request: APIRequest): void {
+  const removed = served.version.removedRelease ?? "";
+  ctx.metrics?.deprecatedRequest({
+    group: served.group,
+    version: served.version.name,
+    resource: served.type.resource,
+    subresource: info.subresource,
+    removed_release: removed,
+  });
+  const annotations = request.auditAnnotations;
+  if (!annotations) return;
+  annotations[`${ctx.domain}/deprecated`] = "true";
+  if (removed) annotations[`${ctx.domain}/removed-release`] = removed;
+}
+
+/**
  * Serves one resource request of `served` (resolved from `info`'s group, version and
  * resource): the shared checks, then the handler of `info.verb`.
  * @throws StatusError 404 for a sub-resource the kind lacks or a cluster-scoped kind under a
@@ -83,6 +102,7 @@ export async function serveResource(
   );
   const pretty = isTrue(query.get("pretty"));
   const deprecation = deprecationWarning(ctx, served);
+  if (deprecation) noteDeprecated(ctx, served, info, request);
   const call: ResourceCall = {
     ctx,
     served,

@@ -6,6 +6,7 @@
 import type { APIObject, QualifiedKind, QualifiedResource } from "@orch/meta";
 import type { ResourceType, ResourceVersion } from "@orch/resources";
 import type { Entry } from "@orch/store";
+import { withResourceVersion } from "./wire-order.js";
 
 /** A resource type at one served version, with everything the handlers derive from it. */
 export interface ServedResource {
@@ -59,7 +60,7 @@ export function wireObject(entry: Entry): APIObject {
     const value = entry.value as APIObject;
     wire = Object.freeze({
       ...value,
-      metadata: Object.freeze({ ...value.metadata, resourceVersion: String(entry.modRevision) }),
+      metadata: Object.freeze(withResourceVersion(value.metadata, String(entry.modRevision))),
     }) as APIObject;
     wireCache.set(entry, wire);
   }

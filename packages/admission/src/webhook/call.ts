@@ -6,6 +6,7 @@
  */
 import type { APIObject } from "@orch/meta";
 import type { AdmissionAttributes } from "../attributes.js";
+import type { AdmissionObservation } from "../chain.js";
 import { admissionReviewRequest, UndecodablePatchError, verifyAdmissionReview, type AdmissionReviewAnswer } from "./admission-review.js";
 import type { WebhookPost } from "./caller.js";
 import { dryRunUnsupported, WebhookCallError, webhookDenial } from "./errors.js";
@@ -19,6 +20,8 @@ export interface CallContext {
   post: WebhookPost;
   /** Makes the request's uid (`crypto.randomUUID` by default). */
   uid?: () => string;
+  /** Receives the duration of each call and whether the webhook refused (or failed). */
+  observe?: (observation: AdmissionObservation) => void;
 }
 
 /**
@@ -30,6 +33,35 @@ export interface CallContext {
  * @throws WebhookCallError when the call fails or the answer is unusable (`failurePolicy` decides).
  */
 export async function callWebhook(
+  context: CallContext,
+  invocation: Invocation,
+  attrs: AdmissionAttributes,
+  objects: { object: APIObject | undefined; oldObject: APIObject | undefined },
+  mutating: boolean,
+): Promise<AdmissionReviewAnswer> {
+  const observe = context.observe;
+  if (!observe) return callOnce(context, invocation, attrs, objects, mutating);
+  const started = performance.now();
+  const report = (rejected: boolean) =>
+    observe({
+      kind: "webhook",
+      name: invocation.webhook.name,
+      type: mutating ? "admit" : "validate",
+      operation: attrs.operation,
+      rejected,
+      seconds: Math.max(0, performance.now() - started) / 1000,
+    });
+  try {
+    const answer = await callOnce(context, invocation, attrs, objects, mutating);
+    report(false);
+    return answer;
+  } catch (error) {
+    report(true);
+    throw error;
+  }
+}
+
+async function callOnce(
   context: CallContext,
   invocation: Invocation,
   attrs: AdmissionAttributes,

@@ -25,7 +25,10 @@ interface Parts {
 function parts(ctx: PluginContext, plugin: string, resource: string): Parts {
   const domain = ctx.services.domain;
   const credentials = webhookCredentials(plugin, ctx.configuration, domain, ctx.readFile?.bind(ctx));
-  return { source: webhookSource(ctx.services, resource), context: { domain, post: webhookPoster(ctx.transport, credentials) } };
+  const context: CallContext = { domain, post: webhookPoster(ctx.transport, credentials) };
+  const observe = ctx.services.observeWebhook?.bind(ctx.services);
+  if (observe) context.observe = observe;
+  return { source: webhookSource(ctx.services, resource), context };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { configMapType } from "@orch/resources";
 import { describe, expect, it } from "vitest";
 import type { AdmissionAttributes } from "../attributes.js";
+import type { AdmissionObservation } from "../chain.js";
 import { attributesFor, fakeServices } from "../internal/testing.js";
 import {
   answer,
@@ -40,6 +41,25 @@ describe("ValidatingAdmissionWebhook", () => {
       object: webhookConfigMap(),
       oldObject: { ...webhookConfigMap(), data: {} },
     });
+  });
+
+  it("reports each webhook call's duration and refusal to the services' observer", async () => {
+    const seen: AdmissionObservation[] = [];
+    const services = fakeServices();
+    services.observeWebhook = (o) => void seen.push(o);
+    putWebhooks(services, "Validating", "config", [{ name: "yes.example.com" }, { name: "no.example.com" }]);
+    const transport = fakeTransport((call) =>
+      hostOf(call) === "no.example.com" ? answer(call, { allowed: false, status: { code: 403, message: "no" } }) : answer(call),
+    );
+    const plugin = validatingAdmissionWebhook({ services, configuration: undefined, transport });
+    await refusal(plugin.validate?.(update()));
+    expect(
+      seen.map(({ kind, name, type, operation, rejected }) => ({ kind, name, type, operation, rejected })).sort((a, b) => a.name.localeCompare(b.name)),
+    ).toEqual([
+      { kind: "webhook", name: "no.example.com", type: "validate", operation: "UPDATE", rejected: true },
+      { kind: "webhook", name: "yes.example.com", type: "validate", operation: "UPDATE", rejected: false },
+    ]);
+    expect(seen.every((o) => o.seconds >= 0)).toBe(true);
   });
 
   it("calls the webhooks in parallel", async () => {

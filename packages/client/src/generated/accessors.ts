@@ -12,21 +12,29 @@ import type {
   componentStatusV1Schema,
   configMapV1Schema,
   controllerRevisionV1Schema,
+  cronJobV1Schema,
   csiDriverV1Schema,
   csiNodeV1Schema,
   csiStorageCapacityV1Schema,
   daemonSetV1Schema,
+  endpointsV1Schema,
   eventV1Schema,
   flowSchemaV1beta2Schema,
   horizontalPodAutoscalerV1Schema,
   imageReviewV1alpha1Schema,
+  ingressClassV1Schema,
+  ingressV1Schema,
+  jobV1Schema,
   leaseV1Schema,
   limitRangeV1Schema,
   localSubjectAccessReviewV1Schema,
   mutatingWebhookConfigurationV1Schema,
+  networkPolicyV1Schema,
   nodeV1Schema,
   persistentVolumeClaimV1Schema,
   persistentVolumeV1Schema,
+  podDisruptionBudgetV1Schema,
+  podTemplateV1Schema,
   priorityClassV1Schema,
   priorityLevelConfigurationV1beta2Schema,
   resourceQuotaV1Schema,
@@ -54,6 +62,7 @@ import {
   NamespaceClient,
   PodClient,
   ReplicaSetClient,
+  ReplicationControllerClient,
   ServiceAccountClient,
   StatefulSetClient,
 } from "./kind-clients.js";
@@ -66,27 +75,36 @@ import {
   componentStatusesRef,
   configMapsRef,
   controllerRevisionsRef,
+  cronJobsRef,
   csiDriversRef,
   csiNodesRef,
   csiStorageCapacitiesRef,
   daemonSetsRef,
   deploymentsRef,
+  endpointsRef,
   eventsRef,
   flowSchemasRef,
   horizontalPodAutoscalersRef,
   imageReviewsRef,
+  ingressClassesRef,
+  ingressesRef,
+  jobsRef,
   leasesRef,
   limitRangesRef,
   localSubjectAccessReviewsRef,
   mutatingWebhookConfigurationsRef,
   namespacesRef,
+  networkPoliciesRef,
   nodesRef,
   persistentVolumeClaimsRef,
   persistentVolumesRef,
+  podDisruptionBudgetsRef,
+  podTemplatesRef,
   podsRef,
   priorityClassesRef,
   priorityLevelConfigurationsRef,
   replicaSetsRef,
+  replicationControllersRef,
   resourceQuotasRef,
   roleBindingsRef,
   rolesRef,
@@ -191,6 +209,26 @@ export abstract class BuiltinAccessors {
   }
 
   /**
+   * ReplicationController objects: `replicationcontrollers` in the core group, `v1`, namespaced;
+   * sub-resources `status` and `scale` ({@link ReplicationControllerClient.getScale | getScale},
+   * {@link ReplicationControllerClient.updateScale | updateScale} and {@link
+   * ReplicationControllerClient.patchScale | patchScale}).
+   */
+  get replicationControllers(): ReplicationControllerClient {
+    return this.kindClient(replicationControllersRef, ReplicationControllerClient);
+  }
+
+  /** Endpoints objects: `endpoints` in the core group, `v1`, namespaced. */
+  get endpoints(): ResourceClient<SchemaObject<typeof endpointsV1Schema>> {
+    return this.kindClient(endpointsRef, ResourceClient<SchemaObject<typeof endpointsV1Schema>>);
+  }
+
+  /** PodTemplate objects: `podtemplates` in the core group, `v1`, namespaced. */
+  get podTemplates(): ResourceClient<SchemaObject<typeof podTemplateV1Schema>> {
+    return this.kindClient(podTemplatesRef, ResourceClient<SchemaObject<typeof podTemplateV1Schema>>);
+  }
+
+  /**
    * PersistentVolumeClaim objects: `persistentvolumeclaims` in the core group, `v1`, namespaced;
    * sub-resource `status`.
    */
@@ -277,6 +315,41 @@ export abstract class BuiltinAccessors {
    */
   get horizontalPodAutoscalers(): ResourceClient<SchemaObject<typeof horizontalPodAutoscalerV1Schema>> {
     return this.kindClient(horizontalPodAutoscalersRef, ResourceClient<SchemaObject<typeof horizontalPodAutoscalerV1Schema>>);
+  }
+
+  /** Job objects: `jobs` in `batch`, `v1`, namespaced; sub-resource `status`. */
+  get jobs(): ResourceClient<SchemaObject<typeof jobV1Schema>> {
+    return this.kindClient(jobsRef, ResourceClient<SchemaObject<typeof jobV1Schema>>);
+  }
+
+  /** CronJob objects: `cronjobs` in `batch`, `v1`, namespaced; sub-resource `status`. */
+  get cronJobs(): ResourceClient<SchemaObject<typeof cronJobV1Schema>> {
+    return this.kindClient(cronJobsRef, ResourceClient<SchemaObject<typeof cronJobV1Schema>>);
+  }
+
+  /**
+   * Ingress objects: `ingresses` in `networking.{domain}`, `v1`, namespaced; sub-resource `status`.
+   */
+  get ingresses(): ResourceClient<SchemaObject<typeof ingressV1Schema>> {
+    return this.kindClient(ingressesRef, ResourceClient<SchemaObject<typeof ingressV1Schema>>);
+  }
+
+  /** IngressClass objects: `ingressclasses` in `networking.{domain}`, `v1`, cluster-scoped. */
+  get ingressClasses(): ResourceClient<SchemaObject<typeof ingressClassV1Schema>> {
+    return this.kindClient(ingressClassesRef, ResourceClient<SchemaObject<typeof ingressClassV1Schema>>);
+  }
+
+  /** NetworkPolicy objects: `networkpolicies` in `networking.{domain}`, `v1`, namespaced. */
+  get networkPolicies(): ResourceClient<SchemaObject<typeof networkPolicyV1Schema>> {
+    return this.kindClient(networkPoliciesRef, ResourceClient<SchemaObject<typeof networkPolicyV1Schema>>);
+  }
+
+  /**
+   * PodDisruptionBudget objects: `poddisruptionbudgets` in `policy`, `v1`, namespaced; sub-resource
+   * `status`.
+   */
+  get podDisruptionBudgets(): ResourceClient<SchemaObject<typeof podDisruptionBudgetV1Schema>> {
+    return this.kindClient(podDisruptionBudgetsRef, ResourceClient<SchemaObject<typeof podDisruptionBudgetV1Schema>>);
   }
 
   /** PriorityClass objects: `priorityclasses` in `scheduling.{domain}`, `v1`, cluster-scoped. */

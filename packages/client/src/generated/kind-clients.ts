@@ -15,6 +15,7 @@ import type {
   namespaceV1Schema,
   podV1Schema,
   replicaSetV1Schema,
+  replicationControllerV1Schema,
   serviceAccountV1Schema,
   statefulSetV1Schema,
   tokenRequestV1Schema,
@@ -69,6 +70,9 @@ export class ServiceAccountClient extends ResourceClient<SchemaObject<typeof ser
     return this.act(name, "token", { apiVersion: "authentication.{domain}/v1", kind: "TokenRequest" }, tokenRequest, opts);
   }
 }
+
+/** The client of `replicationcontrollers`, with a method for its `scale` sub-resource. */
+export class ReplicationControllerClient extends ScalableResourceClient<SchemaObject<typeof replicationControllerV1Schema>> {}
 
 /** The client of `deployments`, with a method for its `scale` sub-resource. */
 export class DeploymentClient extends ScalableResourceClient<SchemaObject<typeof deploymentV1Schema>> {}

@@ -43,6 +43,15 @@ export const limitRangesRef: ResourceRef = { group: "", version: "v1", resource:
 /** `resourcequotas` in the core group, `v1`. */
 export const resourceQuotasRef: ResourceRef = { group: "", version: "v1", resource: "resourcequotas", kind: "ResourceQuota", namespaced: true };
 
+/** `replicationcontrollers` in the core group, `v1`. */
+export const replicationControllersRef: ResourceRef = { group: "", version: "v1", resource: "replicationcontrollers", kind: "ReplicationController", namespaced: true };
+
+/** `endpoints` in the core group, `v1`. */
+export const endpointsRef: ResourceRef = { group: "", version: "v1", resource: "endpoints", kind: "Endpoints", namespaced: true };
+
+/** `podtemplates` in the core group, `v1`. */
+export const podTemplatesRef: ResourceRef = { group: "", version: "v1", resource: "podtemplates", kind: "PodTemplate", namespaced: true };
+
 /** `persistentvolumeclaims` in the core group, `v1`. */
 export const persistentVolumeClaimsRef: ResourceRef = { group: "", version: "v1", resource: "persistentvolumeclaims", kind: "PersistentVolumeClaim", namespaced: true };
 
@@ -81,6 +90,24 @@ export const controllerRevisionsRef: ResourceRef = { group: "apps", version: "v1
 
 /** `horizontalpodautoscalers` in `autoscaling`, `v1`. */
 export const horizontalPodAutoscalersRef: ResourceRef = { group: "autoscaling", version: "v1", resource: "horizontalpodautoscalers", kind: "HorizontalPodAutoscaler", namespaced: true };
+
+/** `jobs` in `batch`, `v1`. */
+export const jobsRef: ResourceRef = { group: "batch", version: "v1", resource: "jobs", kind: "Job", namespaced: true };
+
+/** `cronjobs` in `batch`, `v1`. */
+export const cronJobsRef: ResourceRef = { group: "batch", version: "v1", resource: "cronjobs", kind: "CronJob", namespaced: true };
+
+/** `ingresses` in `networking.{domain}`, `v1`. */
+export const ingressesRef: ResourceRef = { group: "networking.{domain}", version: "v1", resource: "ingresses", kind: "Ingress", namespaced: true };
+
+/** `ingressclasses` in `networking.{domain}`, `v1` (cluster-scoped). */
+export const ingressClassesRef: ResourceRef = { group: "networking.{domain}", version: "v1", resource: "ingressclasses", kind: "IngressClass", namespaced: false };
+
+/** `networkpolicies` in `networking.{domain}`, `v1`. */
+export const networkPoliciesRef: ResourceRef = { group: "networking.{domain}", version: "v1", resource: "networkpolicies", kind: "NetworkPolicy", namespaced: true };
+
+/** `poddisruptionbudgets` in `policy`, `v1`. */
+export const podDisruptionBudgetsRef: ResourceRef = { group: "policy", version: "v1", resource: "poddisruptionbudgets", kind: "PodDisruptionBudget", namespaced: true };
 
 /** `priorityclasses` in `scheduling.{domain}`, `v1` (cluster-scoped). */
 export const priorityClassesRef: ResourceRef = { group: "scheduling.{domain}", version: "v1", resource: "priorityclasses", kind: "PriorityClass", namespaced: false };

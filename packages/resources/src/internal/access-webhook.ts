@@ -553,6 +553,7 @@ function webhookVersions(kind: WebhookKind, v1: z.ZodType, v1beta1: z.ZodType): 
       schema: v1beta1,
       storage: false,
       deprecated: true,
+      removedRelease: "1.22",
       defaults: (object: APIObject) => defaultWebhooks(object, "v1beta1", kind),
       toStorage: webhooksToStorage,
       fromStorage: webhooksFromStorage,

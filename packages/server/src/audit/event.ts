@@ -77,6 +77,10 @@ export interface AuditEvent {
  * events when it cannot keep up rather than slowing requests down.
  */
 export interface AuditSink {
-  /** Takes events in the order they happened; must not throw. */
-  write(events: readonly AuditEvent[]): void;
+  /**
+   * Takes events in the order they happened; must not throw. A backend in a blocking mode
+   * returns a promise the request waits for; it rejects only when the request must fail
+   * (`blocking-strict`, for a `RequestReceived` event that could not be delivered).
+   */
+  write(events: readonly AuditEvent[]): void | Promise<void>;
 }

@@ -4,6 +4,7 @@
  * the few answers several handlers give (a 404 for no route, a write's result, a Table).
  * @module
  */
+import type { MetricsRecorder } from "../metrics.js";
 import { statusError, type APIObject, type ListMeta, type Table } from "@orch/meta";
 import type { ComputedContext } from "@orch/resources";
 import type { Clock, Store } from "@orch/store";
@@ -37,6 +38,8 @@ export interface RestContext {
    * that (`--min-request-timeout`); 1800 when absent.
    */
   minRequestTimeoutSeconds?: number;
+  /** Counts requests through deprecated versions (`apiserver_requested_deprecated_apis`); absent: nothing is counted. */
+  metrics?: MetricsRecorder;
 }
 
 /** One resource request as its handler gets it: the route, the request and how to answer. */

@@ -86,6 +86,7 @@ export function writeOptions(call: ResourceCall): WriteOptions {
     fieldManager: fieldManagerOf(call, call.info.verb === "patch" && isApplyPatch(call.request.headers.get("content-type"))),
   };
   if (call.request.user) options.user = call.request.user;
+  if (call.request.auditAnnotations) options.auditAnnotations = call.request.auditAnnotations;
   if (call.info.verb === "patch") options.patch = true;
   return options;
 }
@@ -99,6 +100,7 @@ export function requestDeleteOptions(call: ResourceCall, body: unknown): DeleteO
   const options = deleteOptions(body, call.query);
   options.warnings = [];
   if (call.request.user) options.user = call.request.user;
+  if (call.request.auditAnnotations) options.auditAnnotations = call.request.auditAnnotations;
   return options;
 }
 

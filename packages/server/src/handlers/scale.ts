@@ -61,13 +61,16 @@ function setValueAt(object: Record<string, unknown>, path: string, value: unknow
   at[last] = value;
 }
 
-/** The selector at `path` as a string: a LabelSelector object formatted, a string as is. */
+/** The selector at `path` as a string: a LabelSelector object or a label map formatted, a string as is. */
 function selectorString(object: APIObject, path: string | undefined): string | undefined {
   if (!path) return undefined;
   const value = valueAt(object, path);
   if (typeof value === "string") return value;
   if (typeof value !== "object" || value === null) return undefined;
-  const parsed = labelSelectorFromObject(value as LabelSelectorObject);
+  // A map selector (ReplicationController's `spec.selector`) selects its labels exactly.
+  const fields = Object.keys(value);
+  const isMap = fields.some((k) => k !== "matchLabels" && k !== "matchExpressions");
+  const parsed = labelSelectorFromObject((isMap ? { matchLabels: value } : value) as LabelSelectorObject);
   return parsed.ok ? parsed.selector.toString() : undefined;
 }
 

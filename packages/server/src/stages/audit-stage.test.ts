@@ -12,7 +12,12 @@ const admin = { name: "admin", groups: ["system:masters", "system:authenticated"
 
 function recordingSink(): AuditSink & { events: AuditEvent[] } {
   const events: AuditEvent[] = [];
-  return { events, write: (batch) => events.push(...batch) };
+  return {
+    events,
+    write: (batch) => {
+      events.push(...batch);
+    },
+  };
 }
 
 const policy = parseAuditPolicy(
@@ -133,6 +138,85 @@ describe("auditStages in APIServer", () => {
     const res = await server.handle({ method: "GET", url: "/api/v1/namespaces", headers: new Headers() });
     expect(res.status).toBe(401);
     expect(sink.events).toMatchObject([{ stage: "ResponseComplete", user: {}, level: "Metadata", responseStatus: { code: 401, reason: "Unauthorized" } }]);
+  });
+});
+
+describe("audit annotations and sources", () => {
+  it("annotates the authorization decision and its reason", async () => {
+    const { server, sink } = serverWith();
+    await server.handle(req("GET", "/api/v1/namespaces/default/configmaps"));
+    expect(sink.events[0]?.annotations).toBeUndefined();
+    expect(sink.events[1]?.annotations).toMatchObject({ "authorization.orch.io/decision": "allow" });
+    expect(sink.events[1]?.annotations).toHaveProperty(["authorization.orch.io/reason"]);
+  });
+
+  it("annotates a refused request as forbid", async () => {
+    const sink = recordingSink();
+    const server = new APIServer({ authorization: ["RBAC"], audit: { policy, sink } });
+    const r = req("GET", "/api/v1/namespaces/default/configmaps");
+    r.user = { name: "nobody", groups: ["system:authenticated"] };
+    const res = await server.handle(r);
+    expect(res.status).toBe(403);
+    expect(sink.events[1]?.annotations).toMatchObject({ "authorization.orch.io/decision": "forbid" });
+  });
+
+  it("records the annotations admission plugins add", async () => {
+    const sink = recordingSink();
+    const server = new APIServer({
+      admission: [{ name: "stamp", admit: (attrs) => void (attrs.auditAnnotations["stamp.example.com/seen"] = attrs.name) }],
+      audit: { policy, sink },
+    });
+    const res = await server.handle(req("POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "cm" } }));
+    expect(res.status).toBe(201);
+    expect(sink.events[1]?.annotations).toMatchObject({ "stamp.example.com/seen": "cm" });
+  });
+
+  it("records PodSecurity's annotations on a pod write", async () => {
+    const sink = recordingSink();
+    const server = new APIServer({ admission: ["PodSecurity"], audit: { policy, sink } });
+    const pod = { metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "nginx" }] } };
+    const res = await server.handle(req("POST", "/api/v1/namespaces/default/pods", pod));
+    expect(res.status, typeof res.body === "string" ? res.body : new TextDecoder().decode(res.body)).toBe(201);
+    expect(sink.events[1]?.annotations).toMatchObject({ "pod-security.orch.io/enforce-policy": "privileged:latest" });
+  });
+
+  it("annotates a request through a deprecated version with the release that removes it", async () => {
+    const { server, sink } = serverWith();
+    const res = await server.handle(req("GET", "/apis/admissionregistration.orch.io/v1beta1/validatingwebhookconfigurations"));
+    expect(res.status).toBe(200);
+    expect(sink.events[1]?.annotations).toMatchObject({ "orch.io/deprecated": "true", "orch.io/removed-release": "1.22" });
+  });
+
+  it("lists X-Forwarded-For, then X-Real-Ip, then the peer address as sourceIPs", async () => {
+    const { server, sink } = serverWith();
+    const r = req("GET", "/api/v1/namespaces", undefined, { "X-Forwarded-For": "10.0.0.1, 10.0.0.2", "X-Real-Ip": "10.0.0.3" });
+    r.remoteAddress = "127.0.0.1";
+    await server.handle(r);
+    expect(sink.events[0]?.sourceIPs).toEqual(["10.0.0.1", "10.0.0.2", "10.0.0.3", "127.0.0.1"]);
+    const plain = req("GET", "/api/v1/namespaces");
+    plain.remoteAddress = "::1";
+    await server.handle(plain);
+    expect(sink.events[2]?.sourceIPs).toEqual(["::1"]);
+  });
+
+  it("fails a request whose RequestReceived event a strict sink could not take", async () => {
+    const sink: AuditSink = { write: (events) => (events[0]?.stage === "RequestReceived" ? Promise.reject(new Error("down")) : Promise.resolve()) };
+    const server = new APIServer({ audit: { policy, sink } });
+    const res = await server.handle(req("GET", "/api/v1/namespaces"));
+    expect(res.status).toBe(500);
+  });
+
+  it("waits for a blocking sink before serving the request", async () => {
+    const order: string[] = [];
+    const sink: AuditSink = {
+      write: async (events) => {
+        await Promise.resolve();
+        order.push(events[0]?.stage ?? "");
+      },
+    };
+    const server = new APIServer({ audit: { policy, sink } });
+    await server.handle(req("GET", "/api/v1/namespaces"));
+    expect(order).toEqual(["RequestReceived", "ResponseComplete"]);
   });
 });
 

@@ -10,6 +10,7 @@ import { systemClock } from "@orch/store";
 import type { APIResponse } from "../api-request.js";
 import type { AuditEvent, AuditObjectReference, AuditResponseStatus, AuditSink, AuditStage } from "../audit/event.js";
 import { evaluatePolicy, type AuditAttributes, type AuditPolicy } from "../audit/policy.js";
+import type { MetricsRecorder } from "../metrics.js";
 import { errorResponse } from "../responses.js";
 import type { ServerRequest, Stage } from "./stage.js";
 
@@ -25,6 +26,8 @@ export interface AuditStageOptions {
   clock?: Clock;
   /** Makes the audit IDs (a random UUID by default); a request's `Audit-ID` header is used when present. */
   newID?: () => string;
+  /** Counts each event handed to the sink (`apiserver_audit_event_total`). */
+  metrics?: MetricsRecorder;
 }
 
 /** The two audit stages: one before authentication (for 401s), one right after it. */
@@ -43,9 +46,16 @@ export interface AuditStages {
 
 const decoder = new TextDecoder();
 
-/** RFC 3339 with microseconds, as the reference writes timestamps. */
+let lastMs = Number.NaN;
+let lastTime = "";
+
+/** RFC 3339 with microseconds, as the reference writes timestamps (the last one is reused: requests come many per millisecond). */
 function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace("Z", "000Z");
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastTime = `${new Date(ms).toISOString().slice(0, -1)}000Z`;
+  }
+  return lastTime;
 }
 
 /** A body parsed as JSON, `undefined` when it is not. */
@@ -102,13 +112,23 @@ function objectRefOf(request: ServerRequest, requestObject: unknown): AuditObjec
   return ref;
 }
 
-function sourceIPs(headers: Headers): string[] | undefined {
-  const forwarded = (headers.get("x-forwarded-for") ?? "")
+/**
+ * The `sourceIPs` of a request, as the reference lists them: the `X-Forwarded-For` entries, then
+ * `X-Real-Ip` when it is not among them, then the peer's address (which a client cannot forge)
+ * unless it is already the last entry.
+ */
+export function sourceIPs(headers: Headers, remoteAddress?: string): string[] | undefined {
+  const forwardedFor = headers.get("x-forwarded-for");
+  const realIP = headers.get("x-real-ip");
+  // The common case, a client that reached the server directly: no list to build.
+  if (forwardedFor === null && realIP === null) return remoteAddress ? [remoteAddress] : undefined;
+  const forwarded = (forwardedFor ?? "")
     .split(",")
     .map((s) => s.trim())
     .filter((s) => s !== "");
-  const real = headers.get("x-real-ip");
+  const real = realIP?.trim();
   const ips = [...forwarded, ...(real && !forwarded.includes(real) ? [real] : [])];
+  if (remoteAddress && ips[ips.length - 1] !== remoteAddress) ips.push(remoteAddress);
   return ips.length > 0 ? ips : undefined;
 }
 
@@ -124,7 +144,8 @@ export function auditStages(options: AuditStageOptions): AuditStages {
 
   /** The skeleton of the events of one request, or `undefined` when the policy records nothing. */
   const begin = (request: ServerRequest) => {
-    const decision = evaluatePolicy(options.policy, attributesOf(request));
+    const attributes = attributesOf(request);
+    const decision = evaluatePolicy(options.policy, attributes);
     if (decision.level === "None") return undefined;
     const received = clock.now();
     const requestObject = decision.level === "Metadata" ? undefined : jsonBody(request.body);
@@ -135,20 +156,26 @@ export function auditStages(options: AuditStageOptions): AuditStages {
       auditID: request.headers.get("audit-id") || newID(),
       stage: "RequestReceived",
       requestURI: request.url,
-      verb: attributesOf(request).verb,
+      verb: attributes.verb,
       user: request.user ?? {},
       requestReceivedTimestamp: microTime(received),
       stageTimestamp: microTime(received),
     };
-    const ips = sourceIPs(request.headers);
+    const ips = sourceIPs(request.headers, request.remoteAddress);
     if (ips) base.sourceIPs = ips;
     const agent = request.headers.get("user-agent");
     if (agent) base.userAgent = agent;
     const ref = objectRefOf(request, jsonBody(request.body));
     if (ref) base.objectRef = ref;
     if (requestObject !== undefined) base.requestObject = requestObject;
-    /** Writes the event of `stage`, unless the policy omits it. */
-    const emit = (stage: AuditStage, extra: Partial<AuditEvent> = {}) => {
+    // Later stages and the handlers add annotations (authorization, admission, deprecation).
+    const annotations: Record<string, string> = {};
+    request.auditAnnotations = annotations;
+    /**
+     * Writes the event of `stage`, unless the policy omits it. Resolves once a blocking backend
+     * took it; rejects only when a strict backend failed on `RequestReceived`.
+     */
+    const emit = (stage: AuditStage, extra: Partial<AuditEvent> = {}): void | Promise<void> => {
       if (decision.omitStages.includes(stage)) return;
       const event: AuditEvent = { ...base, stage, stageTimestamp: microTime(clock.now()), ...extra };
       if (stage !== "RequestReceived") {
@@ -156,12 +183,21 @@ export function auditStages(options: AuditStageOptions): AuditStages {
           event.user = request.impersonator;
           if (request.user) event.impersonatedUser = request.user;
         } else if (request.user) event.user = request.user;
+        if (Object.keys(annotations).length > 0) event.annotations = { ...annotations };
       }
+      options.metrics?.auditEvent();
+      let pending: void | Promise<void>;
       try {
-        options.sink.write([event]);
+        pending = options.sink.write([event]);
       } catch {
         // A sink must not throw; if it does, the request is served all the same.
+        return;
       }
+      // A sink that took the event at once (the log, a batching webhook) costs no await.
+      if (!pending) return;
+      return pending.catch((error: unknown) => {
+        if (stage === "RequestReceived") throw toStatusError(new Error("the audit event of the request could not be written", { cause: error }));
+      });
     };
     return { level: decision.level, auditID: base.auditID, emit };
   };
@@ -176,13 +212,14 @@ export function auditStages(options: AuditStageOptions): AuditStages {
   const audit: Stage = async (request, next) => {
     const events = begin(request);
     if (!events) return next(request);
-    events.emit("RequestReceived");
+    const received = events.emit("RequestReceived");
+    if (received) await received;
     let response: APIResponse;
     try {
       response = await next(request);
     } catch (error) {
       if (!(error instanceof StatusError) && !isFailureStatus(error)) {
-        events.emit("Panic", { responseStatus: responseStatus(500, toStatusError(error).status) });
+        await events.emit("Panic", { responseStatus: responseStatus(500, toStatusError(error).status) });
         throw error;
       }
       response = errorResponse(error);
@@ -192,17 +229,18 @@ export function auditStages(options: AuditStageOptions): AuditStages {
     const status = responseStatus(response.status, isFailureStatus(failure) ? failure : undefined);
     const stream = response.stream;
     if (!stream) {
-      events.emit("ResponseComplete", { responseStatus: status, ...responseObjectOf(events.level, response) });
+      const completed = events.emit("ResponseComplete", { responseStatus: status, ...responseObjectOf(events.level, response) });
+      if (completed) await completed;
       return response;
     }
-    events.emit("ResponseStarted", { responseStatus: status });
+    await events.emit("ResponseStarted", { responseStatus: status });
     return {
       ...response,
       stream: (async function* () {
         try {
           yield* stream;
         } finally {
-          events.emit("ResponseComplete", { responseStatus: status });
+          await events.emit("ResponseComplete", { responseStatus: status });
         }
       })(),
     };
@@ -217,7 +255,7 @@ export function auditStages(options: AuditStageOptions): AuditStages {
       const response = errorResponse(error);
       if (!events) return response;
       response.headers.set("Audit-Id", events.auditID);
-      events.emit("ResponseComplete", { responseStatus: responseStatus(401, error.status) });
+      await events.emit("ResponseComplete", { responseStatus: responseStatus(401, error.status) });
       return response;
     }
   };

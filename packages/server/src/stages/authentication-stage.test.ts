@@ -2,6 +2,7 @@ import { AuthenticationError, type Authenticator } from "@orch/authn";
 import { describe, expect, it } from "vitest";
 import type { APIResponse } from "../api-request.js";
 import { withAuthentication } from "./authentication-stage.js";
+import { noopMetrics } from "../metrics.js";
 import { chain, type ServerRequest } from "./stage.js";
 
 const ok = async (request: ServerRequest): Promise<APIResponse> => ({ status: 200, headers: new Headers(), body: JSON.stringify(request.user ?? null) });
@@ -72,5 +73,26 @@ describe("withAuthentication", () => {
   it("lets an error that is not an authentication refusal through (a fault, not a 401)", async () => {
     const broken: Authenticator = { authenticate: async () => Promise.reject(new TypeError("bug")) };
     await expect(chain([withAuthentication(broken)], ok)(request())).rejects.toThrow(TypeError);
+  });
+});
+
+describe("withAuthentication metrics", () => {
+  it("counts success (anonymous included), failure and error, with their durations", async () => {
+    const seen: [string, number][] = [];
+    const metrics = { ...noopMetrics, authenticated: (result: string, seconds: number) => void seen.push([result, seconds]) };
+    let t = 0;
+    const now = () => (t += 500);
+    const open = chain([withAuthentication(alice, { metrics, now })], ok);
+    const closed = chain([withAuthentication(alice, { anonymous: false, metrics, now })], ok);
+    expect(await status(open, request({ authorization: "Bearer alice" }))).toBe(200);
+    expect(await status(open, request())).toBe(200);
+    expect(await status(closed, request())).toBe(401);
+    expect(await status(open, request({ authorization: "Bearer mallory" }))).toBe(401);
+    expect(seen).toEqual([
+      ["success", 0.5],
+      ["success", 0.5],
+      ["failure", 0.5],
+      ["error", 0.5],
+    ]);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { anonymous, AuthenticationError, type Authenticator } from "@orch/authn";
 import { unauthorized } from "@orch/meta";
+import type { MetricsRecorder } from "../metrics.js";
 import type { Stage } from "./stage.js";
 
 /** Options of {@link withAuthentication}. */
@@ -16,6 +17,15 @@ export interface AuthenticationStageOptions {
   anonymous?: boolean;
   /** Receives one line per refused request, with the cause a client is never told. */
   log?: (message: string) => void;
+  /**
+   * Counts and times each authentication (`authentication_attempts`,
+   * `authentication_duration_seconds`): `success` (anonymous included), `failure` (no
+   * credential and no anonymous access) or `error` (a credential was refused). Nothing is
+   * measured without it.
+   */
+  metrics?: MetricsRecorder;
+  /** A monotonic clock in milliseconds; `performance.now()` by default. */
+  now?: () => number;
 }
 
 /**
@@ -28,18 +38,24 @@ export interface AuthenticationStageOptions {
 export function withAuthentication(authenticator: Authenticator, options: AuthenticationStageOptions = {}): Stage {
   const allowAnonymous = options.anonymous ?? true;
   const log = options.log ?? (() => undefined);
+  const metrics = options.metrics;
+  const now = options.now ?? (() => performance.now());
   return async (request, next) => {
     if (request.user) return next(request);
+    const started = metrics ? now() : 0;
+    const measure = (result: "success" | "failure" | "error") => metrics?.authenticated(result, Math.max(0, now() - started) / 1000);
     let result;
     try {
       // The request itself is the authenticators' view of it: its `signal` may be a lazy getter
       // (the node adapter makes the AbortController only when asked), read only if needed.
       result = await authenticator.authenticate(request);
     } catch (error) {
+      measure("error");
       if (!(error instanceof AuthenticationError)) throw error;
       log(`Unable to authenticate the request ${request.method} ${request.info?.path ?? request.url}: ${error.message}`);
       throw unauthorized();
     }
+    measure(result || allowAnonymous ? "success" : "failure");
     if (result) {
       request.user = result.user;
       if (result.audiences) request.audiences = result.audiences;

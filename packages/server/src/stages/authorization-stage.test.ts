@@ -4,6 +4,7 @@ import type { APIResponse } from "../api-request.js";
 import { forbiddenError, withAuthorization } from "./authorization-stage.js";
 import { withImpersonation } from "./impersonation-stage.js";
 import { withRequestInfo } from "./request-info-stage.js";
+import { noopMetrics } from "../metrics.js";
 import { chain, type ServerRequest } from "./stage.js";
 
 const alice = { name: "alice", groups: ["dev", "system:authenticated"] };
@@ -175,5 +176,33 @@ describe("withImpersonation", () => {
     const body = JSON.parse(String((await run(authorizer, request("GET", "/api"))).body)) as { user: unknown; by?: unknown };
     expect(body).toEqual({ user: alice });
     expect(authorizer.asked).toEqual([]);
+  });
+});
+
+describe("withAuthorization metrics and audit annotations", () => {
+  it("counts allowed and denied decisions and annotates an audited request", async () => {
+    const seen: string[] = [];
+    const metrics = { ...noopMetrics, authorized: (decision: string) => void seen.push(decision) };
+    const authorizer: Authorizer = {
+      authorize: async (a) => (a.verb === "list" ? { decision: "allow", reason: "listing is fine" } : { decision: "deny", reason: "no writes" }),
+    };
+    const handler = chain([withRequestInfo, withAuthorization(authorizer, undefined, { domain: "k8s.io", metrics })], ok);
+    const listed = request("GET", "/api/v1/namespaces");
+    listed.auditAnnotations = {};
+    expect((await handler(listed)).status).toBe(200);
+    expect(listed.auditAnnotations).toEqual({ "authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": "listing is fine" });
+    const created = request("POST", "/api/v1/namespaces");
+    created.auditAnnotations = {};
+    expect((await refusal(handler(created))).code).toBe(403);
+    expect(created.auditAnnotations).toEqual({ "authorization.k8s.io/decision": "forbid", "authorization.k8s.io/reason": "no writes" });
+    expect(seen).toEqual(["allowed", "denied"]);
+  });
+
+  it("counts an authorizer that fails as an error", async () => {
+    const seen: string[] = [];
+    const metrics = { ...noopMetrics, authorized: (decision: string) => void seen.push(decision) };
+    const handler = chain([withRequestInfo, withAuthorization({ authorize: () => Promise.reject(new Error("boom")) }, undefined, { metrics })], ok);
+    await expect(handler(request("GET", "/api/v1/namespaces"))).rejects.toThrow("boom");
+    expect(seen).toEqual(["error"]);
   });
 });

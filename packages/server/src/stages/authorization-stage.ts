@@ -6,6 +6,7 @@
 import type { UserInfo } from "@orch/authn";
 import type { Attributes, AuthorizationResult, Authorizer } from "@orch/authz";
 import { forbidden, parseFieldSelector, type StatusError } from "@orch/meta";
+import type { MetricsRecorder } from "../metrics.js";
 import type { RequestInfo } from "./request-info-stage.js";
 import { userOf, type Stage } from "./stage.js";
 
@@ -66,6 +67,16 @@ export function requireAllowed(attributes: Attributes, result: AuthorizationResu
   if (result.decision !== "allow") throw forbiddenError(attributes, result.reason);
 }
 
+/** Options of {@link withAuthorization}. */
+export interface AuthorizationStageOptions {
+  /** The product domain of the audit annotations (`authorization.<domain>/...`); `orch.io` by default. */
+  domain?: string;
+  /** Counts and times the decisions; nothing is measured without it. */
+  metrics?: MetricsRecorder;
+  /** A monotonic clock in milliseconds; `performance.now()` by default. */
+  now?: () => number;
+}
+
 /** The paths served without authorization by default: the health checks (the reference's `--authorization-always-allow-paths`). */
 export const defaultAlwaysAllowPaths: readonly string[] = ["/healthz", "/readyz", "/livez"];
 
@@ -75,8 +86,19 @@ export const defaultAlwaysAllowPaths: readonly string[] = ["/healthz", "/readyz"
  * reference words it. Non-resource requests for `alwaysAllowPaths` (exact, or a prefix ending
  * in `*`; the health checks by default) skip authorization, so probes work before RBAC has
  * loaded and while the store is away. Runs after authentication and impersonation.
+ *
+ * An audited request gets the annotations `authorization.<domain>/decision` (`allow` or
+ * `forbid`) and `authorization.<domain>/reason`. With `options.metrics`, each decision is
+ * counted and timed (`apiserver_authorization_decisions_total`, `..._duration_seconds`).
  */
-export function withAuthorization(authorizer: Authorizer, alwaysAllowPaths: readonly string[] = defaultAlwaysAllowPaths): Stage {
+export function withAuthorization(
+  authorizer: Authorizer,
+  alwaysAllowPaths: readonly string[] = defaultAlwaysAllowPaths,
+  options: AuthorizationStageOptions = {},
+): Stage {
+  const metrics = options.metrics;
+  const now = options.now ?? (() => performance.now());
+  const prefix = `authorization.${options.domain ?? "orch.io"}`;
   const exact = new Set(alwaysAllowPaths.filter((p) => !p.endsWith("*")));
   const prefixes = alwaysAllowPaths.filter((p) => p.endsWith("*")).map((p) => p.slice(0, -1));
   const alwaysAllowed = (path: string) => exact.has(path) || prefixes.some((p) => path.startsWith(p));
@@ -85,7 +107,20 @@ export function withAuthorization(authorizer: Authorizer, alwaysAllowPaths: read
     if (!info) throw new TypeError("the request info stage must run before authorization");
     if (!info.isResourceRequest && alwaysAllowed(info.path)) return next(request);
     const attributes = attributesOf(info, userOf(request));
-    requireAllowed(attributes, await authorizer.authorize(attributes));
+    const started = metrics ? now() : 0;
+    let result: AuthorizationResult;
+    try {
+      result = await authorizer.authorize(attributes);
+    } catch (error) {
+      metrics?.authorized("error", Math.max(0, now() - started) / 1000);
+      throw error;
+    }
+    metrics?.authorized(result.decision === "allow" ? "allowed" : "denied", Math.max(0, now() - started) / 1000);
+    if (request.auditAnnotations) {
+      request.auditAnnotations[`${prefix}/decision`] = result.decision === "allow" ? "allow" : "forbid";
+      request.auditAnnotations[`${prefix}/reason`] = result.reason;
+    }
+    requireAllowed(attributes, result);
     return next(request);
   };
 }

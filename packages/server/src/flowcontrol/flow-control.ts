@@ -1,0 +1,311 @@
+/**
+ * API Priority and Fairness inside the server: the configuration controller and the dispatcher.
+ * At start it creates the built-in FlowSchemas and PriorityLevelConfigurations, then lists and
+ * watches both kinds: the classifier and the queue sets follow every change, a mandatory
+ * object that is changed or deleted is put back, a suggested one that is deleted is created
+ * again (and changed back while its autoupdate annotation is `"true"`), and every FlowSchema's
+ * `Dangling` condition says whether its priority level exists.
+ * @module
+ */
+import { isAlreadyExists, isConflict, isNotFound, type APIObject } from "@orch/meta";
+import { ControlLoop, messageOf, type ControllerInput } from "../control-loop.js";
+import type { MetricsRecorder, FlowControlLabels } from "../metrics.js";
+import type { WriteOptions } from "../object-store.js";
+import { sameJSON } from "../same-json.js";
+import { collectionPrefix, mutableCopy, objectKey, wireObject, type ServedResource } from "../served-resource.js";
+import { autoUpdateAnnotation, bootstrapConfiguration } from "./bootstrap.js";
+import { classify, priorityLevelNameOf, sortFlowSchemas, type Classification, type RequestDigest } from "./classifier.js";
+import { QueueSet, type Admission } from "./queue-set.js";
+
+/** The default bound of a request's wait in a queue: 15 seconds. */
+export const defaultMaxQueueWaitMs = 15_000;
+
+/** How {@link FlowControl} divides the server's concurrency. */
+export interface FlowControlOptions {
+  /** The server's concurrency limit, shared by the limited levels by their shares (`--max-requests-inflight` plus `--max-mutating-requests-inflight`). */
+  serverConcurrencyLimit: number;
+  /** The longest a request waits in a queue before it is refused `time-out` (ms). */
+  maxQueueWaitMs: number;
+  /** Receives the flow-control metrics. */
+  metrics: MetricsRecorder;
+}
+
+/** What {@link FlowControl.acquire} gives: a seat (with its release) or a refusal. */
+export type FlowAdmission = Admission;
+
+type Obj = Record<string, unknown>;
+const rec = (v: unknown): Obj | undefined => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
+
+const fieldManager = "api-priority-and-fairness-config-producer-v1";
+const systemWrite = (): WriteOptions => ({ dryRun: false, fieldValidation: "Ignore", warnings: [], fieldManager });
+
+/** The seats each limited level gets: `ceil(limit * shares / sum of the limited levels' shares)`. */
+export function seatsOf(levels: Iterable<APIObject>, serverConcurrencyLimit: number): Map<string, number> {
+  const shares = new Map<string, number>();
+  for (const level of levels) {
+    const limited = rec(rec(level["spec"])?.["limited"]);
+    if (rec(level["spec"])?.["type"] !== "Limited" || !limited) continue;
+    const s = limited["assuredConcurrencyShares"];
+    shares.set(level.metadata.name ?? "", typeof s === "number" && s > 0 ? s : 30);
+  }
+  let sum = 0;
+  for (const s of shares.values()) sum += s;
+  const seats = new Map<string, number>();
+  for (const [name, s] of shares) seats.set(name, Math.ceil((serverConcurrencyLimit * s) / sum));
+  return seats;
+}
+
+/** The `Dangling` condition a FlowSchema should carry, given whether its level exists. */
+export function danglingCondition(flowSchema: APIObject, levelExists: boolean): { type: string; status: string; reason: string; message: string } {
+  if (levelExists)
+    return { type: "Dangling", status: "False", reason: "Found", message: "This FlowSchema references an existing PriorityLevelConfiguration object" };
+  return {
+    type: "Dangling",
+    status: "True",
+    reason: "NotFound",
+    message: `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(priorityLevelNameOf(flowSchema))} but there is no such object`,
+  };
+}
+
+/** The configuration controller and dispatcher of API Priority and Fairness (see the module). */
+export class FlowControl {
+  readonly #input: ControllerInput;
+  readonly #options: FlowControlOptions;
+  readonly #loop: ControlLoop;
+  readonly #bootstrap: ReturnType<typeof bootstrapConfiguration>;
+  readonly #flowSchemas = new Map<string, APIObject>();
+  readonly #levels = new Map<string, APIObject>();
+  #sorted: APIObject[] = [];
+  readonly #queueSets = new Map<string, { key: string; set: QueueSet }>();
+  /** The controller's writes, one after the other. */
+  #work: Promise<void> = Promise.resolve();
+  #syncScheduled = false;
+
+  /** A controller on `input`'s store and write path; until {@link start} loads the stored objects, it classifies with the mandatory ones. */
+  constructor(input: ControllerInput, options: FlowControlOptions) {
+    this.#input = input;
+    this.#options = options;
+    this.#bootstrap = bootstrapConfiguration(input.domain);
+    for (const o of this.#bootstrap.mandatoryPriorityLevels) this.#levels.set(o.metadata.name ?? "", o);
+    for (const o of this.#bootstrap.mandatoryFlowSchemas) this.#flowSchemas.set(o.metadata.name ?? "", o);
+    this.#recompute();
+    this.#loop = new ControlLoop(input, {
+      reload: () => this.#load(),
+      reloadFailed: (error) => input.log(`flow control: relist failed: ${messageOf(error)}`),
+    });
+  }
+
+  #served(resource: string): ServedResource {
+    const served = this.#input.served(`flowcontrol.apiserver.${this.#input.domain}`, resource);
+    if (!served) throw new Error(`flow control needs the ${resource} resource in the catalog`);
+    return served;
+  }
+
+  /** Creates (or restores) the built-in objects, loads the configuration and starts watching. */
+  async start(): Promise<void> {
+    await this.#ensure();
+    await this.#load();
+    await this.#syncStatus();
+  }
+
+  /** Stops watching. */
+  stop(): void {
+    this.#loop.stop();
+  }
+
+  /** Resolves when the writes the controller has begun (restores, conditions) are done; for tests. */
+  async settled(): Promise<void> {
+    let seen: Promise<void> | undefined;
+    while (seen !== this.#work) {
+      seen = this.#work;
+      await seen;
+    }
+  }
+
+  /** The FlowSchema and priority level of a request, with its flow distinguisher. */
+  classify(request: RequestDigest): Classification | undefined {
+    return classify(request, this.#sorted, this.#levels);
+  }
+
+  /**
+   * A seat for a classified request in its level, as {@link QueueSet.acquire}; an `Exempt`
+   * level (or a level without a queue set) lets it through at once without counting it.
+   * Records the dispatched, rejected, waited, in-queue and executing metrics.
+   */
+  async acquire(classification: Classification, signalOf?: () => AbortSignal | undefined): Promise<FlowAdmission> {
+    const labels = labelsOf(classification);
+    const metrics = this.#options.metrics;
+    const entry = this.#queueSets.get(classification.priorityLevel.metadata.name ?? "");
+    if (!entry) {
+      metrics.flowControlDispatched(labels);
+      return { ok: true, waitedMs: 0, release: () => undefined };
+    }
+    const flowKey = `${classification.flowSchema.metadata.name ?? ""}\u0000${classification.distinguisher}`;
+    const admission = await entry.set.acquire(flowKey, signalOf);
+    metrics.flowControlWaited(labels, admission.ok, admission.waitedMs / 1000);
+    if (admission.ok) metrics.flowControlDispatched(labels);
+    else metrics.flowControlRejected(labels, admission.reason);
+    return admission;
+  }
+
+  async #load(): Promise<void> {
+    const signal = this.#loop.begin();
+    const revision = await this.#input.store.revision();
+    const resources = [
+      { resource: "flowschemas", map: this.#flowSchemas },
+      { resource: "prioritylevelconfigurations", map: this.#levels },
+    ];
+    const listed: APIObject[][] = [];
+    for (const { resource } of resources) {
+      const { entries } = await this.#input.store.list(collectionPrefix(this.#served(resource), ""), { revision });
+      listed.push(entries.map(wireObject));
+    }
+    resources.forEach(({ map }, i) => {
+      map.clear();
+      for (const o of listed[i] ?? []) map.set(o.metadata.name ?? "", o);
+    });
+    this.#recompute();
+    for (const { resource, map } of resources) {
+      this.#loop.follow(
+        collectionPrefix(this.#served(resource), ""),
+        revision,
+        signal,
+        (event) => {
+          const object = wireObject(event.entry);
+          const name = object.metadata.name ?? "";
+          if (event.type === "delete") map.delete(name);
+          else map.set(name, object);
+          this.#recompute();
+          this.#scheduleSync(this.#isBootstrap(resource, name));
+        },
+        (error) => this.#input.log(`flow control: the ${resource} watch ended (${messageOf(error)}); relisting`),
+      );
+    }
+  }
+
+  #isBootstrap(resource: string, name: string): boolean {
+    const all =
+      resource === "flowschemas"
+        ? [...this.#bootstrap.mandatoryFlowSchemas, ...this.#bootstrap.suggestedFlowSchemas]
+        : [...this.#bootstrap.mandatoryPriorityLevels, ...this.#bootstrap.suggestedPriorityLevels];
+    return all.some((o) => o.metadata.name === name);
+  }
+
+  /** After the current event burst: restore built-in objects (when one changed) and refresh the conditions. */
+  #scheduleSync(ensure: boolean): void {
+    if (ensure) this.#enqueue(() => this.#ensure());
+    if (this.#syncScheduled) return;
+    this.#syncScheduled = true;
+    this.#enqueue(async () => {
+      this.#syncScheduled = false;
+      await this.#syncStatus();
+    });
+  }
+
+  #enqueue(task: () => Promise<void>): void {
+    this.#work = this.#work.then(task).catch((error: unknown) => this.#input.log(`flow control: ${messageOf(error)}`));
+  }
+
+  /** The sorted schemas and the queue sets of the current configuration. */
+  #recompute(): void {
+    this.#sorted = sortFlowSchemas([...this.#flowSchemas.values()]);
+    const seats = seatsOf(this.#levels.values(), this.#options.serverConcurrencyLimit);
+    for (const name of this.#queueSets.keys()) if (!seats.has(name)) this.#queueSets.delete(name);
+    for (const [name, n] of seats) {
+      const level = this.#levels.get(name) as APIObject;
+      const response = rec(rec(rec(level["spec"])?.["limited"])?.["limitResponse"]);
+      const q = rec(response?.["queuing"]);
+      const queuing =
+        response?.["type"] === "Queue" && q
+          ? { queues: Number(q["queues"] ?? 64), handSize: Number(q["handSize"] ?? 8), queueLengthLimit: Number(q["queueLengthLimit"] ?? 50) }
+          : undefined;
+      const key = JSON.stringify(queuing ?? null);
+      const existing = this.#queueSets.get(name);
+      if (existing && existing.key === key) existing.set.setSeats(n);
+      else {
+        // A new shape of queues: requests already queued or executing finish on the old set.
+        const metrics = this.#options.metrics;
+        const set = new QueueSet({
+          seats: n,
+          ...(queuing ? { queuing } : {}),
+          clock: this.#input.clock,
+          maxQueueWaitMs: this.#options.maxQueueWaitMs,
+          onChange: (gauge, delta) => {
+            const labels = { priority_level: name, flow_schema: "" };
+            if (gauge === "inQueue") metrics.flowControlInQueue(labels, delta);
+            else metrics.flowControlExecuting(labels, delta);
+          },
+        });
+        this.#queueSets.set(name, { key, set });
+      }
+      this.#options.metrics.flowControlSeats(name, n);
+    }
+  }
+
+  /**
+   * Creates the missing built-in objects; puts back the spec of a mandatory one that differs,
+   * and of a suggested one whose autoupdate annotation is `"true"`.
+   */
+  async #ensure(): Promise<void> {
+    const b = this.#bootstrap;
+    const annotation = autoUpdateAnnotation(this.#input.domain);
+    const plan: [string, APIObject, boolean][] = [
+      ...b.mandatoryPriorityLevels.map((o): [string, APIObject, boolean] => ["prioritylevelconfigurations", o, true]),
+      ...b.suggestedPriorityLevels.map((o): [string, APIObject, boolean] => ["prioritylevelconfigurations", o, false]),
+      ...b.mandatoryFlowSchemas.map((o): [string, APIObject, boolean] => ["flowschemas", o, true]),
+      ...b.suggestedFlowSchemas.map((o): [string, APIObject, boolean] => ["flowschemas", o, false]),
+    ];
+    for (const [resource, wanted, mandatory] of plan) {
+      const served = this.#served(resource);
+      const name = wanted.metadata.name ?? "";
+      const entry = await this.#input.store.get(objectKey(served, "", name));
+      try {
+        if (!entry) {
+          await this.#input.objects.create(served, "", mutableCopy(wanted), systemWrite());
+          continue;
+        }
+        const current = wireObject(entry);
+        const autoUpdate = mandatory || current.metadata.annotations?.[annotation] === "true";
+        if (!autoUpdate) continue;
+        const defaulted = mutableCopy(wanted);
+        served.type.strategy?.defaults?.(defaulted, this.#input.objects.strategyContext());
+        const annotated = current.metadata.annotations?.[annotation] === "true";
+        if (sameJSON(current["spec"], defaulted["spec"]) && annotated) continue;
+        const next = mutableCopy(current);
+        next["spec"] = defaulted["spec"];
+        next.metadata.annotations = { ...next.metadata.annotations, [annotation]: "true" };
+        await this.#input.objects.update(served, "", name, next, "", systemWrite());
+      } catch (error) {
+        // Someone else wrote it meanwhile: the watch event brings this back.
+        if (!isAlreadyExists(error) && !isConflict(error)) this.#input.log(`flow control: keeping ${resource}/${name}: ${messageOf(error)}`);
+      }
+    }
+  }
+
+  /** Writes the `Dangling` condition of every FlowSchema whose condition is not current (through `/status`). */
+  async #syncStatus(): Promise<void> {
+    const served = this.#served("flowschemas");
+    for (const flowSchema of [...this.#flowSchemas.values()]) {
+      const wanted = danglingCondition(flowSchema, this.#levels.has(priorityLevelNameOf(flowSchema)));
+      const conditions = Array.isArray(rec(flowSchema["status"])?.["conditions"]) ? (rec(flowSchema["status"])?.["conditions"] as Obj[]) : [];
+      const current = conditions.find((c) => c["type"] === "Dangling");
+      if (current && current["status"] === wanted.status && current["reason"] === wanted.reason && current["message"] === wanted.message) continue;
+      if (!flowSchema.metadata.uid) continue; // Not stored yet (the in-memory mandatory set before the first load).
+      const next = mutableCopy(flowSchema);
+      const lastTransitionTime = new Date(this.#input.clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
+      next["status"] = { ...rec(flowSchema["status"]), conditions: [...conditions.filter((c) => c["type"] !== "Dangling"), { ...wanted, lastTransitionTime }] };
+      try {
+        await this.#input.objects.update(served, "", flowSchema.metadata.name ?? "", next, "status", systemWrite());
+      } catch (error) {
+        // A newer version arrived meanwhile (409): its watch event schedules another pass.
+        if (!isConflict(error) && !isNotFound(error))
+          this.#input.log(`flow control: the Dangling condition of flowschemas/${flowSchema.metadata.name ?? ""}: ${messageOf(error)}`);
+      }
+    }
+  }
+}
+
+/** The metric labels of a classified request. */
+export function labelsOf(classification: Classification): FlowControlLabels {
+  return { priority_level: classification.priorityLevel.metadata.name ?? "", flow_schema: classification.flowSchema.metadata.name ?? "" };
+}

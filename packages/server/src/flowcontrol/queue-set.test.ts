@@ -1,0 +1,121 @@
+import { FakeClock } from "@orch/store";
+import { describe, expect, it } from "vitest";
+import { dealHand, QueueSet, type Admission } from "./queue-set.js";
+
+const queued = (seats: number, queues = 8, handSize = 2, queueLengthLimit = 50) => {
+  const clock = new FakeClock();
+  const set = new QueueSet({ seats, queuing: { queues, handSize, queueLengthLimit }, clock, maxQueueWaitMs: 15_000 });
+  return { clock, set };
+};
+
+/** Lets settled promises' callbacks run. */
+const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+describe("dealHand", () => {
+  it("deals the same distinct queues to the same flow, and other queues to other flows", () => {
+    const hand = dealHand("global-default\u0000alice", 128, 6);
+    expect(hand).toEqual(dealHand("global-default\u0000alice", 128, 6));
+    expect(new Set(hand).size).toBe(6);
+    expect(hand.every((q) => q >= 0 && q < 128)).toBe(true);
+    const hands = new Set(["a", "b", "c", "d", "e"].map((f) => dealHand(f, 128, 6).join(",")));
+    expect(hands.size).toBe(5);
+  });
+
+  it("deals every queue when the hand is the deck", () => {
+    expect([...dealHand("x", 5, 5)].sort()).toEqual([0, 1, 2, 3, 4]);
+  });
+});
+
+describe("QueueSet", () => {
+  it("lets requests through while seats are free, then queues them until a seat is released", async () => {
+    const { set } = queued(1);
+    const first = await set.acquire("a");
+    expect(first.ok).toBe(true);
+    let second: Admission | undefined;
+    void set.acquire("a").then((a) => (second = a));
+    await flush();
+    expect(second).toBeUndefined();
+    expect(set.waiting).toBe(1);
+    if (first.ok) first.release();
+    await flush();
+    expect(second?.ok).toBe(true);
+    expect(set.executing).toBe(1);
+  });
+
+  it("dispatches a light flow before the backlog of a heavy flow drains", async () => {
+    // One queue per flow (hand size 1): the heavy flow's backlog is in one queue, the light flow's in another.
+    const { set } = queued(1, 64, 1);
+    const order: string[] = [];
+    const running: Admission[] = [];
+    const track = (flow: string) =>
+      void set.acquire(flow).then((a) => {
+        order.push(flow);
+        running.push(a);
+      });
+    let light = "light";
+    for (let i = 0; dealHand(light, 64, 1)[0] === dealHand("heavy", 64, 1)[0]; i++) light = `light-${i}`;
+    for (let i = 0; i < 20; i++) track("heavy");
+    await flush();
+    for (let i = 0; i < 3; i++) track(light);
+    // Release one seat at a time, as the requests finish.
+    for (let i = 0; i < 8; i++) {
+      await flush();
+      const next = running.shift();
+      if (next?.ok) next.release();
+    }
+    await flush();
+    const lightDone = order.filter((f) => f === light).length;
+    expect(lightDone).toBe(3);
+    expect(order.length).toBeLessThan(20);
+  });
+
+  it("refuses queue-full when the flow's queue holds queueLengthLimit requests", async () => {
+    const { set } = queued(1, 1, 1, 2);
+    expect((await set.acquire("a")).ok).toBe(true);
+    void set.acquire("a");
+    void set.acquire("a");
+    expect(await set.acquire("a")).toMatchObject({ ok: false, reason: "queue-full" });
+  });
+
+  it("refuses concurrency-limit at once on a Reject level with no free seat", async () => {
+    const set = new QueueSet({ seats: 2, clock: new FakeClock(), maxQueueWaitMs: 1000 });
+    const a = await set.acquire("x");
+    expect((await set.acquire("y")).ok).toBe(true);
+    expect(await set.acquire("z")).toMatchObject({ ok: false, reason: "concurrency-limit" });
+    if (a.ok) a.release();
+    expect((await set.acquire("z")).ok).toBe(true);
+  });
+
+  it("takes a request out of its queue when its client goes away (cancelled)", async () => {
+    const { set } = queued(1);
+    const first = await set.acquire("a");
+    const gone = new AbortController();
+    const pending = set.acquire("a", () => gone.signal);
+    expect(set.waiting).toBe(1);
+    gone.abort();
+    expect(await pending).toMatchObject({ ok: false, reason: "cancelled" });
+    expect(set.waiting).toBe(0);
+    if (first.ok) first.release();
+    expect(set.executing).toBe(0);
+  });
+
+  it("refuses time-out after the wait bound on the clock", async () => {
+    const { clock, set } = queued(1);
+    await set.acquire("a");
+    const pending = set.acquire("a");
+    clock.advance(14_999);
+    expect(set.waiting).toBe(1);
+    clock.advance(1);
+    expect(await pending).toMatchObject({ ok: false, reason: "time-out", waitedMs: 15_000 });
+    expect(set.waiting).toBe(0);
+  });
+
+  it("dispatches waiting requests into new seats when the seats grow", async () => {
+    const { set } = queued(1);
+    await set.acquire("a");
+    const pending = set.acquire("b");
+    set.setSeats(2);
+    expect((await pending).ok).toBe(true);
+    expect(set.executing).toBe(2);
+  });
+});

@@ -1,0 +1,257 @@
+/**
+ * The queue set of one limited priority level: at most `seats` requests execute at once; the
+ * rest wait in queues chosen by shuffle sharding, or are refused at once for a `Reject` level.
+ *
+ * Dispatch is fair across queues by round robin: each time a seat frees, the next non-empty
+ * queue after the one served last gives up its oldest request. This is the reference's fair
+ * queuing by virtual finish time simplified to equal costs: every queue with waiting requests
+ * gets an equal share of the dispatches, whatever the number of requests it holds, so a flow
+ * that floods its queues does not starve a flow that sends a few.
+ * @module
+ */
+import type { Clock } from "@orch/store";
+
+/** Why a request was not let through: as the reference's `rejected_requests_total{reason}`. */
+export type Rejection = "queue-full" | "concurrency-limit" | "time-out" | "cancelled";
+
+/** The outcome of {@link QueueSet.acquire}. */
+export type Admission =
+  | {
+      ok: true;
+      /** Gives the seat back (idempotent). */
+      release: () => void;
+      /** How long the request waited in its queue (ms; 0 when it was not queued). */
+      waitedMs: number;
+    }
+  | { ok: false; reason: Rejection; waitedMs: number };
+
+/** The queuing of a `Queue` level (`limitResponse.queuing`). */
+export interface QueuingConfig {
+  queues: number;
+  handSize: number;
+  queueLengthLimit: number;
+}
+
+/** What a {@link QueueSet} is built from. */
+export interface QueueSetOptions {
+  /** How many requests may execute at once (at least 1 is used). */
+  seats: number;
+  /** The queues of a `Queue` level; absent for a `Reject` level. */
+  queuing?: QueuingConfig;
+  /** Timers of the wait bound. */
+  clock: Clock;
+  /** The longest a request waits in its queue before it is refused `time-out` (ms). */
+  maxQueueWaitMs: number;
+  /** Told when the number of waiting (`inQueue`) or executing requests changes. */
+  onChange?: (gauge: "inQueue" | "executing", delta: number) => void;
+}
+
+interface Waiter {
+  queue: Queue;
+  enqueuedAt: number;
+  settle: (admission: Admission) => void;
+  cleanup: () => void;
+}
+
+interface Queue {
+  index: number;
+  waiting: Waiter[];
+  executing: number;
+}
+
+/** FNV-1a, 64 bits, of `text`'s UTF-16 code units. */
+function fnv1a64(text: string): bigint {
+  let hash = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= BigInt(text.charCodeAt(i));
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash;
+}
+
+/**
+ * The hand shuffle sharding deals `flowKey`: `handSize` distinct queue indexes out of `queues`,
+ * drawn from a 64-bit hash of the key as mixed-radix digits (as the reference's dealer). The
+ * same key always gets the same hand.
+ */
+export function dealHand(flowKey: string, queues: number, handSize: number): number[] {
+  let hash = fnv1a64(flowKey);
+  const size = Math.max(1, Math.min(handSize, queues));
+  const hand: number[] = [];
+  const picked: number[] = [];
+  for (let i = 0; i < size; i++) {
+    const remaining = BigInt(queues - i);
+    let card = Number(hash % remaining);
+    hash /= remaining;
+    // The card-th queue not dealt yet: step over the dealt ones at or below it, in order.
+    for (const p of picked) if (card >= p) card++;
+    hand.push(card);
+    picked.push(card);
+    picked.sort((a, b) => a - b);
+  }
+  return hand;
+}
+
+/** The seats and queues of one limited priority level. */
+export class QueueSet {
+  #seats: number;
+  readonly #queuing: QueuingConfig | undefined;
+  readonly #clock: Clock;
+  readonly #maxWaitMs: number;
+  readonly #onChange: (gauge: "inQueue" | "executing", delta: number) => void;
+  readonly #queues: Queue[];
+  #executing = 0;
+  #waiting = 0;
+  /** The queue dispatched from last: round robin starts after it. */
+  #last = -1;
+
+  /** A queue set of `options.seats` seats. */
+  constructor(options: QueueSetOptions) {
+    this.#seats = Math.max(1, options.seats);
+    this.#queuing = options.queuing;
+    this.#clock = options.clock;
+    this.#maxWaitMs = options.maxQueueWaitMs;
+    this.#onChange = options.onChange ?? (() => undefined);
+    const count = options.queuing ? Math.max(1, options.queuing.queues) : 1;
+    this.#queues = Array.from({ length: count }, (_, index) => ({ index, waiting: [], executing: 0 }));
+  }
+
+  /** The seats of the level. */
+  get seats(): number {
+    return this.#seats;
+  }
+
+  /** How many requests execute now. */
+  get executing(): number {
+    return this.#executing;
+  }
+
+  /** How many requests wait in the queues now. */
+  get waiting(): number {
+    return this.#waiting;
+  }
+
+  /** Changes the number of seats (a new configuration); waiting requests are dispatched into new ones. */
+  setSeats(seats: number): void {
+    this.#seats = Math.max(1, seats);
+    this.#dispatch();
+  }
+
+  /**
+   * Asks for a seat for a request of flow `flowKey` (the flow schema's name and the
+   * distinguisher). Resolves at once when a seat is free; a `Reject` level refuses
+   * `concurrency-limit` otherwise; a `Queue` level puts the request in the shortest queue of its
+   * hand (`queue-full` when that queue holds `queueLengthLimit` requests) until a seat is its,
+   * the request's signal aborts (`cancelled`) or the wait bound passes (`time-out`). Never
+   * rejects. `signalOf` is asked only for a request that waits (an adapter may make the signal
+   * on demand: most requests never need one).
+   */
+  acquire(flowKey: string, signalOf?: () => AbortSignal | undefined): Promise<Admission> {
+    const queuing = this.#queuing;
+    if (!queuing) {
+      if (this.#executing >= this.#seats) return Promise.resolve({ ok: false, reason: "concurrency-limit", waitedMs: 0 });
+      return Promise.resolve(this.#start(this.#queues[0] as Queue, 0));
+    }
+    const queue = this.#shortest(this.#handOf(flowKey, queuing.handSize));
+    if (this.#waiting === 0 && this.#executing < this.#seats) return Promise.resolve(this.#start(queue, 0));
+    if (queue.waiting.length >= queuing.queueLengthLimit) return Promise.resolve({ ok: false, reason: "queue-full", waitedMs: 0 });
+    const signal = signalOf?.();
+    if (signal?.aborted) return Promise.resolve({ ok: false, reason: "cancelled", waitedMs: 0 });
+    return new Promise<Admission>((resolve) => {
+      const enqueuedAt = this.#clock.now();
+      let cancelTimer = () => undefined as void;
+      const onAbort = () => this.#remove(waiter, "cancelled");
+      const waiter: Waiter = {
+        queue,
+        enqueuedAt,
+        settle: resolve,
+        cleanup: () => {
+          cancelTimer();
+          signal?.removeEventListener("abort", onAbort);
+        },
+      };
+      queue.waiting.push(waiter);
+      this.#waiting++;
+      this.#onChange("inQueue", 1);
+      cancelTimer = this.#clock.setTimer(this.#maxWaitMs, () => this.#remove(waiter, "time-out"));
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#dispatch();
+    });
+  }
+
+  /** The hands dealt so far, by flow key: a flow's hand never changes, and dealing hashes the key. */
+  readonly #hands = new Map<string, number[]>();
+
+  /** The hand of `flowKey`, dealt once (the memory is dropped past 4,096 flows, then dealt again as they come). */
+  #handOf(flowKey: string, handSize: number): number[] {
+    let hand = this.#hands.get(flowKey);
+    if (!hand) {
+      if (this.#hands.size >= 4096) this.#hands.clear();
+      hand = dealHand(flowKey, this.#queues.length, handSize);
+      this.#hands.set(flowKey, hand);
+    }
+    return hand;
+  }
+
+  /** The queue of `hand` with the fewest requests (waiting and executing), the first on a tie. */
+  #shortest(hand: number[]): Queue {
+    let best = this.#queues[hand[0] ?? 0] as Queue;
+    for (const i of hand) {
+      const q = this.#queues[i] as Queue;
+      if (q.waiting.length + q.executing < best.waiting.length + best.executing) best = q;
+    }
+    return best;
+  }
+
+  #start(queue: Queue, waitedMs: number): Admission {
+    this.#executing++;
+    queue.executing++;
+    this.#onChange("executing", 1);
+    let released = false;
+    return {
+      ok: true,
+      waitedMs,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#executing--;
+        queue.executing--;
+        this.#onChange("executing", -1);
+        this.#dispatch();
+      },
+    };
+  }
+
+  /** Takes `waiter` out of its queue, refused for `reason` (nothing when it already left). */
+  #remove(waiter: Waiter, reason: Rejection): void {
+    const at = waiter.queue.waiting.indexOf(waiter);
+    if (at === -1) return;
+    waiter.queue.waiting.splice(at, 1);
+    this.#waiting--;
+    this.#onChange("inQueue", -1);
+    waiter.cleanup();
+    waiter.settle({ ok: false, reason, waitedMs: this.#clock.now() - waiter.enqueuedAt });
+  }
+
+  /** Fills free seats from the queues, round robin. */
+  #dispatch(): void {
+    const n = this.#queues.length;
+    while (this.#executing < this.#seats && this.#waiting > 0) {
+      let queue: Queue | undefined;
+      for (let step = 1; step <= n; step++) {
+        const candidate = this.#queues[(this.#last + step) % n] as Queue;
+        if (candidate.waiting.length > 0) {
+          queue = candidate;
+          break;
+        }
+      }
+      if (!queue) return;
+      this.#last = queue.index;
+      const waiter = queue.waiting.shift() as Waiter;
+      this.#waiting--;
+      this.#onChange("inQueue", -1);
+      waiter.cleanup();
+      waiter.settle(this.#start(queue, this.#clock.now() - waiter.enqueuedAt));
+    }
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The flow-control stages, between impersonation and authorization as in the reference:
+ * API Priority and Fairness ({@link withPriorityAndFairness}) or, with it off, the plain
+ * max-in-flight limit ({@link withMaxInFlightLimit}).
+ * @module
+ */
+import { extensionPrefix, tooManyRequests } from "@orch/meta";
+import type { APIResponse } from "../api-request.js";
+import type { FlowControl } from "../flowcontrol/flow-control.js";
+import type { RequestDigest } from "../flowcontrol/classifier.js";
+import { errorResponse } from "../responses.js";
+import { userOf, type ServerRequest, type Stage } from "./stage.js";
+
+/** The message of a 429 of flow control, as the reference's. */
+export const tooManyRequestsMessage = "Too many requests, please try again later.";
+/** The `Retry-After` of a 429 of flow control, in seconds, as the reference's. */
+export const flowControlRetryAfterSeconds = 1;
+
+function tooMany(): APIResponse {
+  return errorResponse(tooManyRequests(tooManyRequestsMessage, flowControlRetryAfterSeconds));
+}
+
+/** What the classifier reads of a request. */
+function digestOf(request: ServerRequest): RequestDigest {
+  const info = request.info;
+  if (!info) throw new TypeError("the request info stage must run before flow control");
+  const user = userOf(request);
+  if (!info.isResourceRequest) return { user, isResourceRequest: false, verb: info.verb, path: info.path };
+  return {
+    user,
+    isResourceRequest: true,
+    verb: info.verb,
+    apiGroup: info.group,
+    resource: info.resource,
+    subresource: info.subresource,
+    namespace: info.namespace,
+  };
+}
+
+/**
+ * API Priority and Fairness: classifies each request by the FlowSchemas into a priority level,
+ * and lets it run when its level has a free seat (an `Exempt` level always has), else queues it
+ * or refuses it 429 `TooManyRequests` (`Retry-After: 1`). Every response, the 429s included,
+ * carries `X-<Prefix>-PF-FlowSchema-UID` and `X-<Prefix>-PF-PriorityLevel-UID` (`Kubernetes`
+ * under `k8s.io`, `Orch` otherwise). A watch holds its seat until its response starts (the
+ * handler returns the stream); any other request until the handler's answer, so a streamed
+ * body other than a watch's also gives its seat back when its response starts.
+ */
+export function withPriorityAndFairness(flowControl: Pick<FlowControl, "classify" | "acquire">, domain: string): Stage {
+  const prefix = extensionPrefix(domain) === "kubernetes" ? "X-Kubernetes" : "X-Orch";
+  const flowSchemaHeader = `${prefix}-PF-FlowSchema-UID`;
+  const priorityLevelHeader = `${prefix}-PF-PriorityLevel-UID`;
+  return async (request, next) => {
+    const classification = flowControl.classify(digestOf(request));
+    if (!classification) return next(request);
+    const mark = (response: APIResponse): APIResponse => {
+      response.headers.set(flowSchemaHeader, classification.flowSchema.metadata.uid ?? "");
+      response.headers.set(priorityLevelHeader, classification.priorityLevel.metadata.uid ?? "");
+      return response;
+    };
+    const admission = await flowControl.acquire(classification, () => request.signal);
+    if (!admission.ok) return mark(tooMany());
+    try {
+      return mark(await next(request));
+    } catch (error) {
+      return mark(errorResponse(error));
+    } finally {
+      admission.release();
+    }
+  };
+}
+
+/** The limits of {@link withMaxInFlightLimit}; 0 is no limit. */
+export interface MaxInFlightLimits {
+  /** Reads at once (`get`, `list`; watches are long-running and not counted). */
+  readOnly: number;
+  /** Writes at once. */
+  mutating: number;
+}
+
+const readOnlyVerbs = new Set(["get", "list", "watch"]);
+
+/**
+ * The max-in-flight limit (flow control with API Priority and Fairness off): at most
+ * `limits.readOnly` reads and `limits.mutating` writes at once; past that a request is
+ * answered 429 `TooManyRequests` at once. Watches are long-running and not counted; members of
+ * `system:masters` are never limited.
+ */
+export function withMaxInFlightLimit(limits: MaxInFlightLimits): Stage {
+  let readOnly = 0;
+  let mutating = 0;
+  return async (request, next) => {
+    const info = request.info;
+    if (!info || info.verb === "watch" || (request.user?.groups ?? []).includes("system:masters")) return next(request);
+    const isRead = readOnlyVerbs.has(info.verb);
+    const limit = isRead ? limits.readOnly : limits.mutating;
+    if (limit <= 0) return next(request);
+    if ((isRead ? readOnly : mutating) >= limit) return tooMany();
+    if (isRead) readOnly++;
+    else mutating++;
+    try {
+      return await next(request);
+    } finally {
+      if (isRead) readOnly--;
+      else mutating--;
+    }
+  };
+}
