@@ -10,6 +10,7 @@ import { authorizationBenchmark } from "./authz.bench.js";
 import { admissionBenchmark } from "./admission.bench.js";
 import { controllersBenchmark } from "./controllers.bench.js";
 import { operatingBenchmark } from "./operating.bench.js";
+import { sqliteBenchmark } from "./sqlite.bench.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -90,6 +91,11 @@ console.log(
   `\noperating: GET over HTTPS with metrics, a Metadata audit log and API priority and fairness vs none of them; and one user's GETs while another floods LISTs`,
 );
 for (const line of await operatingBenchmark(quick)) console.log(line);
+
+console.log(
+  `\nSQLite: durable creates through SqliteStore vs libsql's own inserts of the same bytes, reads through APIServer on SQLite vs MemoryStore, and start-up over a full state.db`,
+);
+for (const line of await sqliteBenchmark(quick)) console.log(line);
 
 console.log(`\netcd: creates through APIServer on EtcdStore vs raw etcd3 puts, and the watch cache`);
 for (const line of await etcdCreateBenchmark(quick)) console.log(line);

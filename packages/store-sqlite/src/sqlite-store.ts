@@ -328,11 +328,23 @@ export class SqliteStore implements Store {
       const afterKey = opts.after !== undefined && opts.after >= prefix ? opts.after : undefined;
       const [list, count] = afterKey === undefined ? [this.#stmt.listGe, this.#stmt.countGe] : [this.#stmt.listGt, this.#stmt.countGt];
       const low = afterKey ?? prefix;
-      const rows = list.all(low, end, revision, limit === 0 ? -1 : limit) as Row[];
+      // One row past the page says whether more follow; how many is counted only when asked
+      // (a count walks the rest of the range, and most callers page on without it).
+      const rows = list.all(low, end, revision, limit === 0 ? -1 : limit + 1) as Row[];
+      const more = limit !== 0 && rows.length > limit;
+      if (more) rows.pop();
       const entries = rows.map((r) => decode(r.name, r.value, r.create_revision, r.id));
-      const total = limit === 0 || rows.length < limit ? rows.length : scalar(count, low, end, revision);
-      const remaining = total - entries.length;
-      return Promise.resolve({ entries, revision, more: remaining > 0, remaining });
+      if (!more) return Promise.resolve({ entries, revision, more, remaining: 0 });
+      let remaining: number | undefined;
+      return Promise.resolve({
+        entries,
+        revision,
+        more,
+        get remaining(): number {
+          remaining ??= scalar(count, low, end, revision) - entries.length;
+          return remaining;
+        },
+      });
     } catch (error) {
       return Promise.reject(error);
     }
@@ -592,18 +604,24 @@ export class SqliteStore implements Store {
   }
 }
 
+/**
+ * The newest row of each key in `(?1, ?2)` at revision `?3`, live ones only, in key order, at
+ * most `?4`: a walk of the `(name, id)` index in key order that stops at the limit, each key's
+ * newest row found by one index seek (a page costs what it returns, not the whole range).
+ */
 function listSql(op: ">=" | ">"): string {
   return (
-    "SELECT l.id, l.name, l.create_revision, l.value FROM log l WHERE l.id IN " +
-    `(SELECT MAX(id) FROM log WHERE name ${op} ?1 AND name < ?2 AND id <= ?3 GROUP BY name) ` +
+    "SELECT l.id, l.name, l.create_revision, l.value FROM log l " +
+    `WHERE l.name ${op} ?1 AND l.name < ?2 AND l.id = (SELECT MAX(m.id) FROM log m WHERE m.name = l.name AND m.id <= ?3) ` +
     "AND l.deleted = 0 ORDER BY l.name LIMIT ?4"
   );
 }
 
+/** How many live keys `(?1, ?2)` holds at revision `?3` (the same walk, counted). */
 function countSql(op: ">=" | ">"): string {
   return (
-    "SELECT COUNT(*) AS n FROM log l WHERE l.id IN " +
-    `(SELECT MAX(id) FROM log WHERE name ${op} ?1 AND name < ?2 AND id <= ?3 GROUP BY name) AND l.deleted = 0`
+    "SELECT COUNT(*) AS n FROM log l " +
+    `WHERE l.name ${op} ?1 AND l.name < ?2 AND l.id = (SELECT MAX(m.id) FROM log m WHERE m.name = l.name AND m.id <= ?3) AND l.deleted = 0`
   );
 }
 

@@ -1,0 +1,185 @@
+/**
+ * The SQLite store: durable creates through `SqliteStore` against the driver's own durable
+ * inserts of the same bytes (WAL, `synchronous = FULL`, a transaction per write, the same
+ * concurrency: one write at a time and bursts of 16); GET and LIST through an `APIServer` on
+ * `SqliteStore` (answered from its watch cache) against the same server on `MemoryStore`; and the
+ * start-up of `orch-apiserver` over a `state.db` holding many objects, to its ready line.
+ * @module
+ */
+import Database from "libsql";
+import { APIServer } from "@orch/server";
+import { MemoryStore, type Store } from "@orch/store";
+import { SqliteStore } from "@orch/store-sqlite";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const value = {
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name: "x", namespace: "default", labels: { app: "bench" } },
+  data: { key: "value".repeat(40) },
+};
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "orch-sqlite-bench-"));
+}
+
+/** Durable writes per second through `SqliteStore`, `count` of them in bursts of `burst`. */
+async function storeCreates(count: number, burst: number): Promise<number> {
+  const dir = tempDir();
+  const store = new SqliteStore({ path: join(dir, "state.db") });
+  try {
+    const start = performance.now();
+    for (let i = 0; i < count; i += burst) {
+      await Promise.all(
+        Array.from({ length: burst }, (_, j) =>
+          store.create(`/registry/configmaps/default/cm-${i + j}`, { ...value, metadata: { ...value.metadata, name: `cm-${i + j}` } }),
+        ),
+      );
+    }
+    return (count / (performance.now() - start)) * 1000;
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The driver's own durable inserts of the same bytes: a transaction per burst of `burst` rows (what group commit makes of a burst). */
+function driverInserts(count: number, burst: number): number {
+  const dir = tempDir();
+  const db = new Database(join(dir, "raw.db"));
+  try {
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = FULL");
+    db.exec("CREATE TABLE log (id INTEGER PRIMARY KEY, name TEXT NOT NULL, value TEXT NOT NULL)");
+    const insert = db.prepare("INSERT INTO log (id, name, value) VALUES (?, ?, ?)");
+    const begin = db.prepare("BEGIN IMMEDIATE");
+    const commit = db.prepare("COMMIT");
+    const start = performance.now();
+    for (let i = 0; i < count; i += burst) {
+      begin.run();
+      for (let j = 0; j < burst; j++)
+        insert.run(i + j + 1, `/registry/configmaps/default/cm-${i + j}`, JSON.stringify({ ...value, metadata: { ...value.metadata, name: `cm-${i + j}` } }));
+      commit.run();
+    }
+    return (count / (performance.now() - start)) * 1000;
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Requests per second of `count` GETs (16 at a time) and of `lists` LISTs of 500 ConfigMaps through `APIServer.handle` on `store`. */
+async function reads(store: Store, count: number, lists: number): Promise<{ get: number; list: number }> {
+  const api = new APIServer({ store });
+  await api.ready();
+  const admin = { name: "admin", groups: ["system:masters"] };
+  const headers = new Headers({ "content-type": "application/json" });
+  const encoder = new TextEncoder();
+  for (let i = 0; i < 500; i += 50)
+    await Promise.all(
+      Array.from({ length: 50 }, (_, j) =>
+        api.handle({
+          method: "POST",
+          url: "/api/v1/namespaces/default/configmaps",
+          user: admin,
+          headers,
+          body: encoder.encode(JSON.stringify({ metadata: { name: `cm-${i + j}` }, data: value.data })),
+        }),
+      ),
+    );
+  const get = () => api.handle({ method: "GET", url: "/api/v1/namespaces/default/configmaps/cm-7", user: admin, headers: new Headers() });
+  const list = () => api.handle({ method: "GET", url: "/api/v1/namespaces/default/configmaps", user: admin, headers: new Headers() });
+  await list(); // the watch cache (in front of SQLite) has the prefix from here on
+  let start = performance.now();
+  for (let i = 0; i < count; i += 16) await Promise.all(Array.from({ length: 16 }, get));
+  const getRate = (count / (performance.now() - start)) * 1000;
+  start = performance.now();
+  for (let i = 0; i < lists; i++) await list();
+  const listRate = (lists / (performance.now() - start)) * 1000;
+  await api.shutdown();
+  return { get: getRate, list: listRate };
+}
+
+/** Milliseconds from spawning `orch-apiserver` on a data dir whose `state.db` holds `objects` ConfigMaps to its ready line. */
+async function startUpMs(objects: number): Promise<number> {
+  const dir = tempDir();
+  try {
+    const ready = async () => {
+      const started = performance.now();
+      const child = spawn(`${root}node_modules/.bin/orch-apiserver`, ["--secure-port", "0", "--data-dir", dir], { stdio: ["ignore", "pipe", "inherit"] });
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("orch-apiserver did not get ready")), 60_000);
+        child.stdout.on("data", (chunk: Buffer) => {
+          if (chunk.toString().includes("orch-apiserver ready")) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      const ms = performance.now() - started;
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGTERM");
+      await exited;
+      return ms;
+    };
+    await ready(); // certificates, the built-in objects
+    const store = new SqliteStore({ path: join(dir, "state.db") });
+    for (let i = 0; i < objects; i += 500) {
+      await Promise.all(
+        Array.from({ length: 500 }, (_, j) => {
+          const name = `load-${i + j}`;
+          return store.create(`/registry/configmaps/default/${name}`, {
+            ...value,
+            metadata: { ...value.metadata, name, uid: `00000000-0000-0000-0000-${String(i + j).padStart(12, "0")}`, creationTimestamp: "2026-11-24T00:00:00Z" },
+          });
+        }),
+      );
+    }
+    store.close();
+    return await ready();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs the SQLite benchmark and returns its report lines. */
+export async function sqliteBenchmark(quick: boolean): Promise<string[]> {
+  const writes = quick ? 1_000 : 4_000;
+  const lines: string[] = [];
+  for (const burst of [1, 16]) {
+    const orch = await storeCreates(writes, burst);
+    const raw = driverInserts(writes, burst);
+    const share = orch / raw;
+    lines.push(
+      `durable creates in bursts of ${String(burst).padStart(2)}: SqliteStore ${orch.toFixed(0)}/s, libsql inserts ${raw.toFixed(0)}/s: ` +
+        `${(share * 100).toFixed(0)}% (target ≥60%) ${share >= 0.6 ? "ok" : "UNDER"}`,
+    );
+  }
+  const dir = tempDir();
+  try {
+    const sqlite = new SqliteStore({ path: join(dir, "state.db") });
+    const onSqlite = await reads(sqlite, quick ? 20_000 : 100_000, quick ? 200 : 1000);
+    sqlite.close();
+    const onMemory = await reads(new MemoryStore(), quick ? 20_000 : 100_000, quick ? 200 : 1000);
+    for (const what of ["get", "list"] as const) {
+      const share = onSqlite[what] / onMemory[what];
+      lines.push(
+        `${what === "get" ? "GET one ConfigMap" : "LIST 500 ConfigMaps"} through APIServer: SQLite ${onSqlite[what].toFixed(0)}/s, MemoryStore ${onMemory[what].toFixed(0)}/s: ` +
+          `${(share * 100).toFixed(0)}% (target ≥90%) ${share >= 0.9 ? "ok" : "UNDER"}`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const objects = quick ? 20_000 : 100_000;
+  const ms = await startUpMs(objects);
+  lines.push(
+    `orch-apiserver ready over a state.db of ${objects.toLocaleString("en")} ConfigMaps: ${ms.toFixed(0)} ms (target <3000 ms) ${ms < 3000 ? "ok" : "OVER"}`,
+  );
+  return lines;
+}
