@@ -23,9 +23,8 @@ import {
   serviceUnavailable,
   tooOldResourceVersion,
 } from "@orch/meta";
-import { deepFreeze, keyResource, systemClock, type Clock } from "@orch/store";
+import { deepFreeze, keyResource, systemClock, Watcher, WatchHub, type Clock } from "@orch/store";
 import type { Entry, GetOptions, ListOptions, ListResult, Store, StoreEvent } from "@orch/store";
-import { WatchHub } from "./internal/watch-hub.js";
 
 /** The schema version this build writes and reads (`PRAGMA user_version`). */
 export const SQLITE_SCHEMA_VERSION = 1;
@@ -507,7 +506,7 @@ export class SqliteStore implements Store {
         p.resolve(outcome.entry);
       } else p.reject(outcome.error);
     });
-    this.#hub.emit(events);
+    for (const event of events) this.#hub.publish(event, event.entry.modRevision);
   }
 
   /** One write inside the open transaction; throws the StatusError of a failed precondition. */
@@ -548,25 +547,29 @@ export class SqliteStore implements Store {
   }
 
   #openWatch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterator<StoreEvent> {
-    const watch = this.#hub.open(prefix, fromRevision, signal);
+    const w = new Watcher(prefix, fromRevision);
     try {
       checkRevisionArg(fromRevision, "watch revision");
       this.#checkOpen();
-      if (signal.aborted) {
-        watch.end();
-        return watch;
-      }
-      if (fromRevision < this.#compacted) throw tooOldResourceVersion(fromRevision, this.#compacted);
-      // Queued writes are not committed yet, so their events come through the hub later:
-      // everything up to #rev is in the log now, nothing after it is.
-      if (fromRevision < this.#rev) {
-        const rows = this.#stmt.events.all(fromRevision, prefix, prefixEndOf(prefix) ?? ABOVE_ALL_TEXT) as EventRow[];
-        for (const row of rows) watch.offer(eventOf(row));
-      }
+      if (fromRevision < this.#compacted && !signal.aborted) throw tooOldResourceVersion(fromRevision, this.#compacted);
     } catch (error) {
-      watch.end(error);
+      w.fail(error);
+      return w;
     }
-    return watch;
+    if (signal.aborted) {
+      w.close();
+      return w;
+    }
+    // Queued writes are not committed yet, so their events come through the hub later: the
+    // catch-up read (everything up to #rev is in the log now) and the registration happen in one
+    // synchronous step, so no commit falls between them.
+    if (fromRevision < this.#rev) {
+      const rows = this.#stmt.events.all(fromRevision, prefix, prefixEndOf(prefix) ?? ABOVE_ALL_TEXT) as EventRow[];
+      for (const row of rows) w.push(eventOf(row));
+    }
+    this.#hub.add(w, this.#rev);
+    w.attach(this.#hub, signal);
+    return w;
   }
 
   #compactTo(revision: number): void {

@@ -1,5 +1,7 @@
 /**
- * One watch of the memory store, and the hub that fans events out to watches.
+ * One watch of a store, and the hub that fans events out to watches: what `MemoryStore` and
+ * `SqliteStore` (`@orch/store-sqlite`) hand to their watch consumers, exported for other
+ * in-process `Store` implementations.
  *
  * A watcher owns an unbounded queue: a writer only appends to it (or hands the event straight
  * to a pending `next()`), so a slow consumer never blocks writers or other watchers; it only
