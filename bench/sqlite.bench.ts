@@ -160,16 +160,27 @@ export async function sqliteBenchmark(quick: boolean): Promise<string[]> {
         `${(share * 100).toFixed(0)}% (target ≥60%) ${share >= 0.6 ? "ok" : "UNDER"}`,
     );
   }
+  // Both stores in turn, best of several rounds, after an untimed round that warms up the JIT.
   const dir = tempDir();
   try {
     const sqlite = new SqliteStore({ path: join(dir, "state.db") });
-    const onSqlite = await reads(sqlite, quick ? 20_000 : 100_000, quick ? 200 : 1000);
+    const gets = quick ? 20_000 : 100_000;
+    const lists = quick ? 200 : 1000;
+    await reads(new MemoryStore(), gets / 4, lists / 4);
+    const best = { sqlite: { get: 0, list: 0 }, memory: { get: 0, list: 0 } };
+    for (let round = 0; round < (quick ? 2 : 3); round++) {
+      const onSqlite = await reads(sqlite, gets, lists);
+      const onMemory = await reads(new MemoryStore(), gets, lists);
+      for (const what of ["get", "list"] as const) {
+        best.sqlite[what] = Math.max(best.sqlite[what], onSqlite[what]);
+        best.memory[what] = Math.max(best.memory[what], onMemory[what]);
+      }
+    }
     sqlite.close();
-    const onMemory = await reads(new MemoryStore(), quick ? 20_000 : 100_000, quick ? 200 : 1000);
     for (const what of ["get", "list"] as const) {
-      const share = onSqlite[what] / onMemory[what];
+      const share = best.sqlite[what] / best.memory[what];
       lines.push(
-        `${what === "get" ? "GET one ConfigMap" : "LIST 500 ConfigMaps"} through APIServer: SQLite ${onSqlite[what].toFixed(0)}/s, MemoryStore ${onMemory[what].toFixed(0)}/s: ` +
+        `${what === "get" ? "GET one ConfigMap" : "LIST 500 ConfigMaps"} through APIServer: SQLite ${best.sqlite[what].toFixed(0)}/s, MemoryStore ${best.memory[what].toFixed(0)}/s: ` +
           `${(share * 100).toFixed(0)}% (target ≥90%) ${share >= 0.9 ? "ok" : "UNDER"}`,
       );
     }

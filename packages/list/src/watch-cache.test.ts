@@ -93,7 +93,7 @@ async function until(cond: () => boolean): Promise<void> {
 const P = "/registry/core/configmaps/default/";
 
 describe("WatchCache", () => {
-  it("serves resourceVersion=0 and NotOlderThan lists and gets from memory, MostRecent from upstream", async () => {
+  it("serves resourceVersion=0, NotOlderThan and MostRecent lists and gets from memory", async () => {
     const spy = new SpyStore();
     for (let i = 0; i < 50; i++) await spy.create(`${P}cm${String(i).padStart(3, "0")}`, { i });
     const cache = new WatchCache(spy);
@@ -117,11 +117,55 @@ describe("WatchCache", () => {
     expect(spy.calls.list).toBe(listsAfterStart);
     expect(spy.calls.get).toBe(getsAfterStart);
 
-    // Consistent reads go upstream and see a write at once.
+    // Consistent reads ask upstream for its revision only, and see a write at once.
     const e = await cache.create(`${P}new`, { x: 1 });
+    const revisionsBefore = spy.calls.revision;
     expect(await readOne(cache, e.key, planRead("get", {}), { clock })).toEqual(e);
     expect((await listChunk(cache, P, planRead("list", {}), { clock })).entries).toHaveLength(51);
-    expect(spy.calls.list).toBe(listsAfterStart + 1);
+    expect(spy.calls.list).toBe(listsAfterStart);
+    expect(spy.calls.get).toBe(getsAfterStart);
+    expect(spy.calls.revision).toBe(revisionsBefore + 2);
+    cache.stop();
+  });
+
+  it("makes a consistent read wait until its watch has delivered upstream's newest revision", async () => {
+    const spy = new SpyStore();
+    const cache = new WatchCache(spy);
+    await cache.start();
+    // Written behind the cache's back: upstream is ahead until the watch delivers it.
+    const written = await spy.inner.create(`${P}behind`, { v: 1 });
+    expect(cache.revisionOf(P)).toBeLessThan(written.modRevision);
+    const listsBefore = spy.calls.list;
+    expect(await cache.get(written.key)).toEqual(written);
+    const list = await cache.list(P);
+    expect(list.entries.map((x) => x.key)).toEqual([written.key]);
+    expect(list.revision).toBeGreaterThanOrEqual(written.modRevision);
+    expect(spy.calls.list).toBe(listsBefore);
+    expect(spy.calls.get).toBe(0);
+    cache.stop();
+  });
+
+  it("sends consistent reads upstream for a while when the cache cannot catch up", async () => {
+    const spy = new SpyStore();
+    const clock = new FakeClock();
+    // Only configmaps are cached: a write elsewhere moves upstream's revision beyond what the cache will ever see.
+    const cache = new WatchCache(spy, { prefixes: [P], clock, freshnessWaitMs: 50 });
+    await cache.start();
+    const cm = await cache.create(`${P}a`, { v: 1 });
+    await until(() => (cache.revisionOf(P) ?? 0) >= cm.modRevision);
+    await spy.create("/registry/core/secrets/default/s", { v: 2 });
+    const read = cache.get(cm.key);
+    await until(() => clock.pendingTimers() > 0);
+    clock.advance(50);
+    expect(await read).toEqual(cm);
+    expect(spy.calls.get).toBe(1);
+    // Within the next seconds consistent reads go straight upstream, without waiting.
+    expect((await cache.list(P)).entries).toHaveLength(1);
+    expect(spy.calls.list).toBe(2);
+    clock.advance(5_000);
+    await spy.create(`${P}b`, { v: 3 });
+    expect((await cache.list(P)).entries).toHaveLength(2);
+    expect(spy.calls.list).toBe(2);
     cache.stop();
   });
 

@@ -2,15 +2,22 @@
  * `WatchCache`: a {@link Store} decorator that keeps the current state and a window of recent
  * events of some key prefixes in memory, from one upstream watch per prefix, as the reference
  * server's cacher does. It serves the reads that may be stale (`resourceVersion=0`,
- * `NotOlderThan`) and reads at the revision it has reached from memory, fans watches out to any
- * number of watchers, and relays everything else (writes, consistent reads) to the upstream store.
+ * `NotOlderThan`), reads at the revision it has reached, and consistent reads from memory, fans
+ * watches out to any number of watchers, and relays writes to the upstream store.
  *
  * Decision on how `@orch/list` asks for a cached read: the Store port has no way to say "any
  * revision will do" (`list(prefix)` without a revision means the newest, a consistent read), so
  * the cache also implements the small {@link CachedReads} interface; `listChunk`, `readOne` and
  * `openWatch` use it for `Any`/`NotOlderThan`/`StartAny` plans when the store has it, and plain
- * `Store` calls otherwise. Reads without a revision (`MostRecent`) go to the upstream store, as
- * the reference's consistent reads go to etcd.
+ * `Store` calls otherwise.
+ *
+ * Consistent reads (no revision, `MostRecent`) are served from memory as the reference's
+ * consistent lists from the cache are: the cache asks upstream for its newest revision (one
+ * cheap call), waits until its watch has delivered up to it, then answers from memory. The answer
+ * is as fresh as upstream's own, and the value is not read or decoded again. Should the cache not
+ * get there within {@link WatchCacheOptions.freshnessWaitMs} (writes outside the cached
+ * prefixes, a watch far behind), the read goes upstream, and so do consistent reads of the next
+ * few seconds.
  * @module
  */
 import { badRequest, reasonOf, tooOldResourceVersion } from "@orch/meta";
@@ -47,9 +54,17 @@ export interface WatchCacheOptions {
   clock?: Clock;
   /** The first delay before re-opening a broken upstream watch, in ms (doubling to 5 s); default 100. */
   retryMs?: number;
+  /**
+   * How long a consistent read waits for the cache to reach upstream's newest revision before it
+   * goes upstream instead, in ms; default 1000. 0 sends every consistent read upstream.
+   */
+  freshnessWaitMs?: number;
 }
 
 const DEFAULT_WINDOW = 10_000;
+const DEFAULT_FRESHNESS_WAIT_MS = 1_000;
+/** After a consistent read waited in vain, consistent reads go upstream for this long (ms). */
+const UPSTREAM_AFTER_STALL_MS = 5_000;
 const MAX_RETRY_MS = 5_000;
 // Pages of the initial list: 10,000 objects of 0.5 KiB would exceed the etcd client's 4 MiB message limit.
 const INITIAL_PAGE = 1_000;
@@ -216,6 +231,8 @@ class PrefixCache {
   window: StoreEvent[] = [];
   windowHead = 0;
   readonly watchers = new Set<CacheWatcher>();
+  /** Consistent reads waiting for the state to reach a revision, resolved true when it does. */
+  readonly #waiters = new Set<{ revision: number; done: (reached: boolean) => void }>();
   readonly #capacity: number;
 
   constructor(prefix: string, capacity: number) {
@@ -225,6 +242,11 @@ class PrefixCache {
 
   /** Replaces the state with a fresh list at `revision`; the window starts empty there. */
   load(entries: Entry[], revision: number): void {
+    this.#loadState(entries, revision);
+    if (this.#waiters.size !== 0) this.#wake();
+  }
+
+  #loadState(entries: Entry[], revision: number): void {
     this.map.clear();
     for (const e of entries) this.map.set(e.key, e);
     this.#sorted = entries;
@@ -259,6 +281,36 @@ class PrefixCache {
       }
     }
     for (const w of this.watchers) if (revision > w.from && key.startsWith(w.prefix)) w.push(event);
+    if (this.#waiters.size !== 0) this.#wake();
+  }
+
+  /**
+   * Resolves true once the state is at `revision` or later, false when `clock` says `timeoutMs`
+   * passed first or {@link PrefixCache.releaseWaiters} gives up on it.
+   */
+  waitFor(revision: number, timeoutMs: number, clock: Clock): Promise<boolean> {
+    if (this.rev >= revision) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = {
+        revision,
+        done: (reached: boolean): void => {
+          this.#waiters.delete(waiter);
+          cancel();
+          resolve(reached);
+        },
+      };
+      const cancel = clock.setTimer(timeoutMs, () => waiter.done(false));
+      this.#waiters.add(waiter);
+    });
+  }
+
+  /** Tells every waiting read that the state will not get there (the watch broke, the cache stopped). */
+  releaseWaiters(): void {
+    for (const w of [...this.#waiters]) w.done(false);
+  }
+
+  #wake(): void {
+    for (const w of [...this.#waiters]) if (w.revision <= this.rev) w.done(true);
   }
 
   /** Index in the window of the first event after `revision`. */
@@ -364,6 +416,9 @@ export class WatchCache implements Store, CachedReads {
   readonly #caches: PrefixCache[];
   readonly #clock: Clock;
   readonly #retryMs: number;
+  readonly #freshnessWaitMs: number;
+  /** Until this time (clock ms) consistent reads go upstream: a wait for freshness failed. */
+  #upstreamUntil = 0;
   #ready = false;
   #stopped = false;
   #starting: Promise<void> | undefined;
@@ -380,6 +435,7 @@ export class WatchCache implements Store, CachedReads {
     this.upstream = upstream;
     this.#clock = options.clock ?? systemClock;
     this.#retryMs = options.retryMs ?? 100;
+    this.#freshnessWaitMs = options.freshnessWaitMs ?? DEFAULT_FRESHNESS_WAIT_MS;
     const window = options.windowEvents ?? DEFAULT_WINDOW;
     if (!Number.isSafeInteger(window) || window < 1) throw new RangeError(`windowEvents must be a positive integer, got ${window}`);
     const prefixes = options.prefixes ?? ["/registry/"];
@@ -422,7 +478,10 @@ export class WatchCache implements Store, CachedReads {
     this.#stopped = true;
     this.#ready = false;
     this.#stop.abort();
-    for (const pc of this.#caches) pc.endWatchers(undefined);
+    for (const pc of this.#caches) {
+      pc.endWatchers(undefined);
+      pc.releaseWaiters();
+    }
   }
 
   /** The cache's revision for the prefix holding `key`, or undefined when it is not cached. */
@@ -440,10 +499,13 @@ export class WatchCache implements Store, CachedReads {
 
   // ---- Store ----------------------------------------------------------------------------------
 
-  /** A consistent read upstream without a revision; from memory at a revision the cache holds. */
+  /** A consistent read without a revision, from memory once fresh; from memory at a revision the cache holds. */
   get(key: string, opts?: GetOptions): Promise<Entry | undefined> {
     const revision = opts?.revision;
-    if (revision === undefined || revision === 0) return this.upstream.get(key, opts);
+    if (revision === undefined || revision === 0) {
+      const pc = this.#freshCandidate(key);
+      return pc === undefined ? this.upstream.get(key, opts) : this.#freshGet(pc, key);
+    }
     const pc = this.#cacheFor(key);
     if (pc !== undefined && Number.isSafeInteger(revision) && revision >= this.#compacted && revision >= pc.floor && revision <= pc.rev) {
       return Promise.resolve(pc.getAt(key, revision));
@@ -451,10 +513,13 @@ export class WatchCache implements Store, CachedReads {
     return this.upstream.get(key, opts);
   }
 
-  /** A consistent read upstream without a revision; from memory at exactly the cache's revision. */
+  /** A consistent read without a revision, from memory once fresh; from memory at exactly the cache's revision. */
   list(prefix: string, opts?: ListOptions): Promise<ListResult> {
     const revision = opts?.revision;
-    if (revision !== undefined && revision !== 0) {
+    if (revision === undefined || revision === 0) {
+      const pc = this.#freshCandidate(prefix);
+      if (pc !== undefined) return this.#freshList(pc, prefix, opts);
+    } else {
       const pc = this.#cacheFor(prefix);
       if (pc !== undefined && revision === pc.rev && revision >= this.#compacted) {
         try {
@@ -542,6 +607,35 @@ export class WatchCache implements Store, CachedReads {
 
   // ---- internals ------------------------------------------------------------------------------
 
+  /** The cache of `key` when a consistent read of it may be served from memory. */
+  #freshCandidate(key: string): PrefixCache | undefined {
+    if (this.#freshnessWaitMs <= 0) return undefined;
+    const pc = this.#cacheFor(key);
+    if (pc === undefined || !pc.live || (this.#upstreamUntil !== 0 && this.#clock.now() < this.#upstreamUntil)) return undefined;
+    return pc;
+  }
+
+  /**
+   * True once `pc` holds every change up to upstream's newest revision as of now. A wait in vain
+   * sends the consistent reads of the next few seconds upstream.
+   */
+  async #fresh(pc: PrefixCache): Promise<boolean> {
+    const target = await this.upstream.revision();
+    if (pc.rev >= target) return true;
+    const reached = await pc.waitFor(target, this.#freshnessWaitMs, this.#clock);
+    if (!reached && !this.#stopped) this.#upstreamUntil = this.#clock.now() + UPSTREAM_AFTER_STALL_MS;
+    return reached;
+  }
+
+  async #freshGet(pc: PrefixCache, key: string): Promise<Entry | undefined> {
+    return (await this.#fresh(pc)) ? pc.map.get(key) : this.upstream.get(key);
+  }
+
+  async #freshList(pc: PrefixCache, prefix: string, opts: ListOptions | undefined): Promise<ListResult> {
+    const limit = checkLimit(opts?.limit);
+    return (await this.#fresh(pc)) ? pc.list(prefix, opts?.after, limit) : this.upstream.list(prefix, opts);
+  }
+
   #wrote(revision: number): void {
     if (revision > this.#floor) this.#floor = revision;
   }
@@ -608,6 +702,7 @@ export class WatchCache implements Store, CachedReads {
       } catch (error) {
         if (signal.aborted) return;
         pc.live = false;
+        pc.releaseWaiters();
         if (reasonOf(error) === "Expired") {
           try {
             const before = pc.rev;
