@@ -47,6 +47,8 @@ export const serviceAccountType: ResourceType = {
   subresources: ["token"],
   strategy: {
     actions: { token: serviceAccountTokenAction },
+    // As the reference's service account registry (`ReturnDeletedObject`): a delete answers with the account.
+    deleteReturnsObject: true,
     tableColumns: [
       {
         name: "Secrets",

@@ -145,6 +145,8 @@ export const storageClassType: ResourceType = {
     defaults,
     validate: (object) => validateStorageClass(object),
     validateUpdate: (object, old) => validateStorageClassUpdate(object, old),
+    // As the reference's storage class registry (`ReturnDeletedObject`): a delete answers with the class.
+    deleteReturnsObject: true,
     tracksGeneration: false,
     tableColumns: [
       { name: "Provisioner", type: "string", description: "The provisioner of the class.", priority: 0, cell: (object) => str(object["provisioner"]) },
