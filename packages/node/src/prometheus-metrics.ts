@@ -4,6 +4,7 @@
  * @module
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { BoundCounter, BoundGauge, BoundHistogram } from "./internal/bound-metrics.js";
 import { requestDurationBuckets, type MetricsRegistry, type RequestKind, type RequestLabels } from "@orch/server";
 
 /** Options of {@link prometheusMetrics}. */
@@ -29,24 +30,6 @@ const storageBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 
 /** The reference's buckets of the flow-control queue wait. */
 const waitBuckets = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
 
-/**
- * The label-bound child of a metric for each combination of label values, made once: given a
- * label object, prom-client sorts and hashes it on every call, which is most of a
- * measurement's cost on the request path.
- */
-function children<C>(make: (values: string[]) => C): (...values: string[]) => C {
-  const cache = new Map<string, C>();
-  return (...values) => {
-    const key = values.join("\u0000");
-    let child = cache.get(key);
-    if (child === undefined) {
-      child = make(values);
-      cache.set(key, child);
-    }
-    return child;
-  };
-}
-
 const requestLabelNames = ["verb", "group", "version", "resource", "subresource", "scope", "component"] as const;
 
 /**
@@ -68,26 +51,26 @@ const requestLabelNames = ["verb", "group", "version", "resource", "subresource"
 export function prometheusMetrics(options: PrometheusMetricsOptions = {}): PrometheusMetrics {
   const registry = options.registry ?? new Registry();
   const registers = [registry];
-  const total = new Counter({
+  const total = new BoundCounter({
     name: "apiserver_request_total",
     help: "Counter of apiserver requests broken out for each verb, group, version, resource, scope, component, and HTTP response code.",
     labelNames: [...requestLabelNames, "code"],
     registers,
   });
-  const duration = new Histogram({
+  const duration = new BoundHistogram({
     name: "apiserver_request_duration_seconds",
     help: "Response latency distribution in seconds for each verb, group, version, resource, subresource, scope and component.",
     labelNames: requestLabelNames,
     buckets: [...requestDurationBuckets],
     registers,
   });
-  const inflight = new Gauge({
+  const inflight = new BoundGauge({
     name: "apiserver_current_inflight_requests",
     help: "Maximal number of currently used inflight request limit of this apiserver per request kind in last second.",
     labelNames: ["request_kind"],
     registers,
   });
-  const longRunning = new Gauge({
+  const longRunning = new BoundGauge({
     name: "apiserver_longrunning_requests",
     help: "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.",
     labelNames: requestLabelNames,
@@ -105,21 +88,21 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
     labelNames: ["group", "version", "resource", "subresource", "removed_release"],
     registers,
   });
-  const authnAttempts = new Counter({ name: "authentication_attempts", help: "Counter of authenticated attempts.", labelNames: ["result"], registers });
-  const authnDuration = new Histogram({
+  const authnAttempts = new BoundCounter({ name: "authentication_attempts", help: "Counter of authenticated attempts.", labelNames: ["result"], registers });
+  const authnDuration = new BoundHistogram({
     name: "authentication_duration_seconds",
     help: "Authentication duration in seconds broken out by result.",
     labelNames: ["result"],
     buckets: latencyBuckets,
     registers,
   });
-  const authzDecisions = new Counter({
+  const authzDecisions = new BoundCounter({
     name: "apiserver_authorization_decisions_total",
     help: "Total number of terminal decisions made by an authorizer split by decision.",
     labelNames: ["decision"],
     registers,
   });
-  const authzDuration = new Histogram({
+  const authzDuration = new BoundHistogram({
     name: "apiserver_authorization_duration_seconds",
     help: "Authorization duration in seconds broken out by decision.",
     labelNames: ["decision"],
@@ -150,7 +133,7 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
       registers,
     }),
   };
-  const storageDuration = new Histogram({
+  const storageDuration = new BoundHistogram({
     name: "etcd_request_duration_seconds",
     help: "Etcd request latency in seconds for each operation and object type.",
     labelNames: ["operation", "type"],
@@ -165,7 +148,7 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
     registers,
   });
   const flowLabels = ["priority_level", "flow_schema"] as const;
-  const dispatched = new Counter({
+  const dispatched = new BoundCounter({
     name: "apiserver_flowcontrol_dispatched_requests_total",
     help: "Number of requests executed by API Priority and Fairness subsystem",
     labelNames: flowLabels,
@@ -177,19 +160,19 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
     labelNames: [...flowLabels, "reason"],
     registers,
   });
-  const inQueue = new Gauge({
+  const inQueue = new BoundGauge({
     name: "apiserver_flowcontrol_current_inqueue_requests",
     help: "Number of requests currently pending in queues of the API Priority and Fairness subsystem",
     labelNames: flowLabels,
     registers,
   });
-  const executing = new Gauge({
+  const executing = new BoundGauge({
     name: "apiserver_flowcontrol_current_executing_requests",
     help: "Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem",
     labelNames: flowLabels,
     registers,
   });
-  const waited = new Histogram({
+  const waited = new BoundHistogram({
     name: "apiserver_flowcontrol_request_wait_duration_seconds",
     help: "Length of time a request spent waiting in its queue",
     labelNames: [...flowLabels, "execute"],
@@ -203,54 +186,40 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
     registers,
   });
   // Both kinds show from the start, at 0, as in the reference.
-  inflight.set({ request_kind: "readOnly" }, 0);
-  inflight.set({ request_kind: "mutating" }, 0);
+  const inflightOf = { readOnly: inflight.bind("readOnly"), mutating: inflight.bind("mutating") };
   const values = (l: RequestLabels): string[] => [l.verb, l.group, l.version, l.resource, l.subresource, l.scope, l.component];
-  const inflightOf = children((v) => inflight.labels(...v));
-  const totalOf = children((v) => total.labels(...v));
-  const durationOf = children((v) => duration.labels(...v));
-  const longRunningOf = children((v) => longRunning.labels(...v));
-  const authnOf = children((v) => ({ attempts: authnAttempts.labels(...v), duration: authnDuration.labels(...v) }));
-  const authzOf = children((v) => ({ decisions: authzDecisions.labels(...v), duration: authzDuration.labels(...v) }));
-  const storageOf = children((v) => storageDuration.labels(...v));
-  const dispatchedOf = children((v) => dispatched.labels(...v));
-  const inQueueOf = children((v) => inQueue.labels(...v));
-  const executingOf = children((v) => executing.labels(...v));
-  const waitedOf = children((v) => waited.labels(...v));
   return {
     registry,
-    requestStarted: (kind: RequestKind) => inflightOf(kind).inc(),
-    requestEnded: (kind: RequestKind) => inflightOf(kind).dec(),
+    requestStarted: (kind: RequestKind) => inflightOf[kind].inc(),
+    requestEnded: (kind: RequestKind) => inflightOf[kind].dec(),
     requestFinished: (labels, code, seconds) => {
       const v = values(labels);
-      totalOf(...v, String(code)).inc();
-      durationOf(...v).observe(seconds);
+      total.bind(...v, String(code)).inc();
+      duration.bind(...v).observe(seconds);
     },
-    longRunning: (labels, delta) => longRunningOf(...values(labels)).inc(delta),
+    longRunning: (labels, delta) => longRunning.bind(...values(labels)).inc(delta),
     storageObjects: (resource, count) => objects.set({ resource }, count),
     deprecatedRequest: (labels) => deprecated.set({ ...labels }, 1),
     authenticated: (result, seconds) => {
-      const child = authnOf(result);
-      child.attempts.inc();
-      child.duration.observe(seconds);
+      authnAttempts.bind(result).inc();
+      authnDuration.bind(result).observe(seconds);
     },
     authorized: (decision, seconds) => {
-      const child = authzOf(decision);
-      child.decisions.inc();
-      child.duration.observe(seconds);
+      authzDecisions.bind(decision).inc();
+      authzDuration.bind(decision).observe(seconds);
     },
     admission: (kind, m) => {
       const labels = { type: m.type, operation: m.operation, rejected: String(m.rejected) };
       admissionHistograms[kind].observe(kind === "step" ? labels : { ...labels, name: m.name }, m.seconds);
     },
-    storageRequest: (operation, type, secs) => storageOf(operation, type).observe(secs),
+    storageRequest: (operation, type, secs) => storageDuration.bind(operation, type).observe(secs),
     auditEvent: () => auditEvents.inc(),
     auditError: (plugin, events) => auditErrors.inc({ plugin }, events),
-    flowControlDispatched: (labels) => dispatchedOf(labels.priority_level, labels.flow_schema).inc(),
+    flowControlDispatched: (labels) => dispatched.bind(labels.priority_level, labels.flow_schema).inc(),
     flowControlRejected: (labels, reason) => rejected.inc({ ...labels, reason }),
-    flowControlInQueue: (labels, delta) => inQueueOf(labels.priority_level, labels.flow_schema).inc(delta),
-    flowControlExecuting: (labels, delta) => executingOf(labels.priority_level, labels.flow_schema).inc(delta),
-    flowControlWaited: (labels, execute, secs) => waitedOf(labels.priority_level, labels.flow_schema, String(execute)).observe(secs),
+    flowControlInQueue: (labels, delta) => inQueue.bind(labels.priority_level, labels.flow_schema).inc(delta),
+    flowControlExecuting: (labels, delta) => executing.bind(labels.priority_level, labels.flow_schema).inc(delta),
+    flowControlWaited: (labels, execute, secs) => waited.bind(labels.priority_level, labels.flow_schema, String(execute)).observe(secs),
     flowControlSeats: (priorityLevel, n) => seats.set({ priority_level: priorityLevel }, n),
     render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
