@@ -137,12 +137,27 @@ export function formatPath(path: FieldPathElements): string {
   return path.map(formatElement).join("");
 }
 
-const kindOrder: Record<string, number> = { "f:": 0, "k:": 1, "v:": 2, "i:": 3 };
+/** The rank of an element's kind in encoded output: `f:` 0, `k:` 1, `v:` 2, `i:` 3, anything else 4. */
+function kindOrder(e: PathElement): number {
+  if (e.charCodeAt(1) !== 58 /* ":" */) return 4;
+  switch (e.charCodeAt(0)) {
+    case 102 /* f */:
+      return 0;
+    case 107 /* k */:
+      return 1;
+    case 118 /* v */:
+      return 2;
+    case 105 /* i */:
+      return 3;
+    default:
+      return 4;
+  }
+}
 
 /** The order of elements in encoded output: fields, keys, values, indexes; then by text. */
 export function compareElements(a: PathElement, b: PathElement): number {
-  const ka = kindOrder[a.slice(0, 2)] ?? 4;
-  const kb = kindOrder[b.slice(0, 2)] ?? 4;
+  const ka = kindOrder(a);
+  const kb = kindOrder(b);
   if (ka !== kb) return ka - kb;
   if (ka === 3) return Number(a.slice(2)) - Number(b.slice(2));
   return a < b ? -1 : a > b ? 1 : 0;

@@ -11,18 +11,28 @@ import { FieldSet } from "./field-set.js";
 /** A FieldsV1 value: nested objects, leaves `{}`. */
 export type FieldsV1 = Record<string, unknown>;
 
-/** Decoded sets by the FieldsV1 object they came from (stored objects are immutable and shared). */
+/**
+ * Decoded sets by the FieldsV1 object they came from (stored objects are immutable and shared).
+ * A FieldsV1 object this module encoded carries its set in a hidden symbol-keyed slot (JSON,
+ * copies and comparisons never see it; a WeakMap insertion per write cost more than the whole
+ * encoding); objects that came from
+ * elsewhere (parsed from a store or a request) are cached here.
+ */
 const decoded = new WeakMap<object, FieldSet>();
+const encodedFrom = Symbol("orch.fieldSet");
 
 function encodeNode(set: FieldSet, selfMember: boolean): FieldsV1 {
   const out: FieldsV1 = {};
   if (selfMember) out["."] = {};
-  const elements = new Set<string>(set.members ?? []);
-  if (set.children) for (const [e, c] of set.children) if (!c.isEmpty()) elements.add(e);
-  for (const e of [...elements].sort(compareElements)) {
-    const c = set.children?.get(e);
-    const member = set.members?.has(e) ?? false;
-    out[e] = c && !c.isEmpty() ? encodeNode(c, member) : {};
+  const members = set.members;
+  const children = set.children;
+  // The members, then the elements that only have something below them.
+  const elements: string[] = members ? [...members] : [];
+  if (children) for (const [e, c] of children) if (!members?.has(e) && !c.isEmpty()) elements.push(e);
+  if (elements.length > 1) elements.sort(compareElements);
+  for (const e of elements) {
+    const c = children?.get(e);
+    out[e] = c !== undefined && !c.isEmpty() ? encodeNode(c, members?.has(e) ?? false) : {};
   }
   return out;
 }
@@ -30,7 +40,7 @@ function encodeNode(set: FieldSet, selfMember: boolean): FieldsV1 {
 /** Encodes `set` as FieldsV1 (elements sorted: fields, keys, values, indexes). */
 export function encodeFieldsV1(set: FieldSet): FieldsV1 {
   const out = encodeNode(set, false);
-  decoded.set(out, set);
+  Object.defineProperty(out, encodedFrom, { value: set });
   return out;
 }
 
@@ -61,7 +71,7 @@ function decodeNode(node: unknown, path: string, into: FieldSet): boolean {
  */
 export function decodeFieldsV1(fields: unknown): FieldSet {
   if (fields !== null && typeof fields === "object") {
-    const cached = decoded.get(fields);
+    const cached = (fields as { [encodedFrom]?: FieldSet })[encodedFrom] ?? decoded.get(fields);
     if (cached) return cached;
   }
   const set = new FieldSet();
