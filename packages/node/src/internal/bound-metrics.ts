@@ -9,7 +9,7 @@
  * rendered beside them.
  * @module
  */
-import { Counter, Gauge, Histogram, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from "prom-client";
+import { Counter, Gauge, Histogram, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration, type LabelValues } from "prom-client";
 
 type Labels = Record<string, string>;
 
@@ -135,7 +135,10 @@ export class BoundCounter<T extends string = string> extends Counter<T> {
 
   override async get(): ReturnType<Counter<T>["get"]> {
     const data = await super.get();
-    return { ...data, values: [...data.values, ...[...this.#table.series.values()].map((s) => ({ labels: { ...s.labels }, value: s.value }))] };
+    return {
+      ...data,
+      values: [...data.values, ...[...this.#table.series.values()].map((s) => ({ labels: { ...s.labels } as LabelValues<T>, value: s.value }))],
+    };
   }
 
   override reset(): void {
@@ -161,7 +164,10 @@ export class BoundGauge<T extends string = string> extends Gauge<T> {
 
   override async get(): ReturnType<Gauge<T>["get"]> {
     const data = await super.get();
-    return { ...data, values: [...data.values, ...[...this.#table.series.values()].map((s) => ({ labels: { ...s.labels }, value: s.value }))] };
+    return {
+      ...data,
+      values: [...data.values, ...[...this.#table.series.values()].map((s) => ({ labels: { ...s.labels } as LabelValues<T>, value: s.value }))],
+    };
   }
 
   override reset(): void {
