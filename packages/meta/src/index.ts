@@ -155,6 +155,7 @@ export {
   type MergeMarkers,
   type PatchStrategy,
 } from "./merge-markers.js";
+export { cloneJSON } from "./json-clone.js";
 export { jsonEqual } from "./json-equal.js";
 export { inStatusOrder } from "./status-order.js";
 export { depthExceeded, exceedsDepth, jsonTextDepth, maxJSONDepth } from "./json-depth.js";

@@ -6,7 +6,7 @@
  * version, and the next write stores it. Versions that are no longer served still convert.
  * @module
  */
-import type { APIObject } from "@orch/meta";
+import { cloneJSON, type APIObject } from "@orch/meta";
 import type { ResourceVersion } from "@orch/resources";
 import { deepFreeze, type Entry, type GetOptions, type ListOptions, type ListResult, type Store, type StoreEvent } from "@orch/store";
 
@@ -77,7 +77,7 @@ export class DecodingStore implements Store {
     if (!convert) return entry;
     let value: APIObject;
     try {
-      value = convert(structuredClone(entry.value) as APIObject);
+      value = convert(cloneJSON(entry.value) as APIObject);
     } catch {
       // An object its old version cannot convert is served as stored rather than failing every read.
       return entry;
