@@ -43,6 +43,12 @@ export interface APIRequest {
    * leave it unset.
    */
   auditAnnotations?: Record<string, string>;
+  /**
+   * The name a create gives its object in the body, set by the create handler once it has
+   * decoded the body (as the reference's handler fills the audit event's `objectRef.name`), so
+   * that the audit stage need not parse the body itself. Adapters leave it unset.
+   */
+  auditObjectName?: string;
 }
 
 /** One HTTP response: a complete body, or a stream of chunks to flush one by one (watch). */

@@ -24,6 +24,7 @@ export async function create(call: ResourceCall): Promise<APIResponse> {
   if (info.name) throw methodNotAllowed(served.qualifiedResource, "create");
   if (served.type.actionOn) return postActionOn(call, opts);
   const object = decodeRequestObject(call, opts);
+  if (typeof object.metadata?.name === "string") call.request.auditObjectName = object.metadata.name;
   const result = served.type.virtual
     ? await ctx.objects.evaluate(served, call.namespace, object, call.request.user)
     : await ctx.objects.create(served, call.namespace, object, opts);

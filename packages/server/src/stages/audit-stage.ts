@@ -165,7 +165,8 @@ export function auditStages(options: AuditStageOptions): AuditStages {
     if (ips) base.sourceIPs = ips;
     const agent = request.headers.get("user-agent");
     if (agent) base.userAgent = agent;
-    const ref = objectRefOf(request, jsonBody(request.body));
+    // At Metadata the body is not parsed here: a create's name comes from its handler, which decodes it.
+    const ref = objectRefOf(request, requestObject);
     if (ref) base.objectRef = ref;
     if (requestObject !== undefined) base.requestObject = requestObject;
     // Later stages and the handlers add annotations (authorization, admission, deprecation).
@@ -184,6 +185,7 @@ export function auditStages(options: AuditStageOptions): AuditStages {
           if (request.user) event.impersonatedUser = request.user;
         } else if (request.user) event.user = request.user;
         if (Object.keys(annotations).length > 0) event.annotations = { ...annotations };
+        if (ref && ref.name === undefined && request.auditObjectName) event.objectRef = { ...ref, name: request.auditObjectName };
       }
       options.metrics?.auditEvent();
       let pending: void | Promise<void>;
