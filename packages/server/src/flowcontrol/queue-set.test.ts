@@ -69,6 +69,35 @@ describe("QueueSet", () => {
     expect(order.length).toBeLessThan(20);
   });
 
+  it("shares the seats' time, not the dispatches: a flow of slow requests gets fewer turns than a flow of quick ones", async () => {
+    const { set, clock } = queued(1, 64, 1);
+    let quick = "quick";
+    for (let i = 0; dealHand(quick, 64, 1)[0] === dealHand("slow", 64, 1)[0]; i++) quick = `quick-${i}`;
+    const order: string[] = [];
+    const running: { flow: string; admission: Admission }[] = [];
+    const track = (flow: string) =>
+      void set.acquire(flow).then((admission) => {
+        order.push(flow);
+        running.push({ flow, admission });
+      });
+    // Both flows keep a backlog; each slow request holds the seat 100 ms, each quick one 1 ms.
+    for (let i = 0; i < 30; i++) track("slow");
+    for (let i = 0; i < 30; i++) track(quick);
+    for (let done = 0; done < 30; done++) {
+      await flush();
+      const next = running.shift();
+      if (!next?.admission.ok) break;
+      clock.advance(next.flow === "slow" ? 100 : 1);
+      next.admission.release();
+    }
+    await flush();
+    const first30 = order.slice(0, 30);
+    const slowTurns = first30.filter((f) => f === "slow").length;
+    // Round robin would give each flow 15 of the first 30 turns; by time, the quick flow gets nearly all.
+    expect(slowTurns).toBeLessThanOrEqual(3);
+    expect(first30.filter((f) => f === quick).length).toBeGreaterThanOrEqual(27);
+  });
+
   it("refuses queue-full when the flow's queue holds queueLengthLimit requests", async () => {
     const { set } = queued(1, 1, 1, 2);
     expect((await set.acquire("a")).ok).toBe(true);

@@ -2,11 +2,16 @@
  * The queue set of one limited priority level: at most `seats` requests execute at once; the
  * rest wait in queues chosen by shuffle sharding, or are refused at once for a `Reject` level.
  *
- * Dispatch is fair across queues by round robin: each time a seat frees, the next non-empty
- * queue after the one served last gives up its oldest request. This is the reference's fair
- * queuing by virtual finish time simplified to equal costs: every queue with waiting requests
- * gets an equal share of the dispatches, whatever the number of requests it holds, so a flow
- * that floods its queues does not starve a flow that sends a few.
+ * Dispatch is fair queuing by virtual time, as the reference's queue sets do: a virtual clock
+ * R advances, in seat-seconds per active queue, at the rate the level's seats are in use divided
+ * by the number of queues with requests waiting or executing; each queue keeps the R at which its
+ * next request may start (`nextDispatchR`), which each dispatch moves on by an estimate of the
+ * request's work and each completion corrects to the seat-seconds it really took. Each time a
+ * seat frees, the waiting queue with the smallest `nextDispatchR` gives up its oldest request
+ * (ties go round robin). So a flow gets its share of the seats' time, not of the dispatches: a
+ * flow of slow LISTs gets fewer dispatches than a flow of quick GETs, and a flow that floods its
+ * queues does not starve one that sends a few. A queue that falls idle forgets its credit and
+ * its debt: it starts again at the current R.
  * @module
  */
 import type { Clock } from "@orch/store";
@@ -57,7 +62,12 @@ interface Queue {
   index: number;
   waiting: Waiter[];
   executing: number;
+  /** The virtual time (seat-seconds) at which the queue's next request may start. */
+  nextDispatchR: number;
 }
+
+/** The work a request is assumed to take when it is dispatched (seat-seconds), corrected when it ends. */
+const estimatedWork = 0.003;
 
 /** FNV-1a, 64 bits, of `text`'s UTF-16 code units. */
 function fnv1a64(text: string): bigint {
@@ -102,8 +112,14 @@ export class QueueSet {
   readonly #queues: Queue[];
   #executing = 0;
   #waiting = 0;
-  /** The queue dispatched from last: round robin starts after it. */
+  /** The queue dispatched from last: ties between queues go round robin from the one after it. */
   #last = -1;
+  /** The virtual clock R, in seat-seconds per active queue. */
+  #currentR = 0;
+  /** When R was last advanced (clock ms). */
+  #lastAdvance: number;
+  /** How many queues have requests waiting or executing. */
+  #activeQueues = 0;
 
   /** A queue set of `options.seats` seats. */
   constructor(options: QueueSetOptions) {
@@ -113,7 +129,30 @@ export class QueueSet {
     this.#maxWaitMs = options.maxQueueWaitMs;
     this.#onChange = options.onChange ?? (() => undefined);
     const count = options.queuing ? Math.max(1, options.queuing.queues) : 1;
-    this.#queues = Array.from({ length: count }, (_, index) => ({ index, waiting: [], executing: 0 }));
+    this.#queues = Array.from({ length: count }, (_, index) => ({ index, waiting: [], executing: 0, nextDispatchR: 0 }));
+    this.#lastAdvance = this.#clock.now();
+  }
+
+  /** Moves R on to now, at the rate the seats were in use, shared by the active queues. */
+  #advance(): void {
+    const now = this.#clock.now();
+    if (this.#activeQueues > 0 && now > this.#lastAdvance) {
+      this.#currentR += ((now - this.#lastAdvance) / 1000) * (Math.min(this.#executing, this.#seats) / this.#activeQueues);
+    }
+    this.#lastAdvance = now;
+  }
+
+  /** Notes that `queue` gets a request: an idle queue becomes active, starting at the current R. */
+  #activate(queue: Queue): void {
+    if (queue.waiting.length === 0 && queue.executing === 0) {
+      this.#activeQueues++;
+      queue.nextDispatchR = this.#currentR;
+    }
+  }
+
+  /** Notes that `queue` may have fallen idle. */
+  #settle(queue: Queue): void {
+    if (queue.waiting.length === 0 && queue.executing === 0) this.#activeQueues--;
   }
 
   /** The seats of the level. */
@@ -150,10 +189,17 @@ export class QueueSet {
     const queuing = this.#queuing;
     if (!queuing) {
       if (this.#executing >= this.#seats) return Promise.resolve({ ok: false, reason: "concurrency-limit", waitedMs: 0 });
-      return Promise.resolve(this.#start(this.#queues[0] as Queue, 0));
+      this.#advance();
+      const only = this.#queues[0] as Queue;
+      this.#activate(only);
+      return Promise.resolve(this.#start(only, 0));
     }
     const queue = this.#shortest(this.#handOf(flowKey, queuing.handSize));
-    if (this.#waiting === 0 && this.#executing < this.#seats) return Promise.resolve(this.#start(queue, 0));
+    if (this.#waiting === 0 && this.#executing < this.#seats) {
+      this.#advance();
+      this.#activate(queue);
+      return Promise.resolve(this.#start(queue, 0));
+    }
     if (queue.waiting.length >= queuing.queueLengthLimit) return Promise.resolve({ ok: false, reason: "queue-full", waitedMs: 0 });
     const signal = signalOf?.();
     if (signal?.aborted) return Promise.resolve({ ok: false, reason: "cancelled", waitedMs: 0 });
@@ -170,6 +216,8 @@ export class QueueSet {
           signal?.removeEventListener("abort", onAbort);
         },
       };
+      this.#advance();
+      this.#activate(queue);
       queue.waiting.push(waiter);
       this.#waiting++;
       this.#onChange("inQueue", 1);
@@ -203,10 +251,13 @@ export class QueueSet {
     return best;
   }
 
+  /** Starts a request of `queue` (already active, R advanced): its estimated work is charged to the queue. */
   #start(queue: Queue, waitedMs: number): Admission {
     this.#executing++;
     queue.executing++;
+    queue.nextDispatchR += estimatedWork;
     this.#onChange("executing", 1);
+    const startedAt = this.#clock.now();
     let released = false;
     return {
       ok: true,
@@ -214,8 +265,12 @@ export class QueueSet {
       release: () => {
         if (released) return;
         released = true;
+        this.#advance();
+        // The estimate becomes the seat-seconds the request really took.
+        queue.nextDispatchR += (this.#clock.now() - startedAt) / 1000 - estimatedWork;
         this.#executing--;
         queue.executing--;
+        this.#settle(queue);
         this.#onChange("executing", -1);
         this.#dispatch();
       },
@@ -226,24 +281,24 @@ export class QueueSet {
   #remove(waiter: Waiter, reason: Rejection): void {
     const at = waiter.queue.waiting.indexOf(waiter);
     if (at === -1) return;
+    this.#advance();
     waiter.queue.waiting.splice(at, 1);
+    this.#settle(waiter.queue);
     this.#waiting--;
     this.#onChange("inQueue", -1);
     waiter.cleanup();
     waiter.settle({ ok: false, reason, waitedMs: this.#clock.now() - waiter.enqueuedAt });
   }
 
-  /** Fills free seats from the queues, round robin. */
+  /** Fills free seats from the queues: the waiting queue with the smallest `nextDispatchR` first, ties round robin. */
   #dispatch(): void {
     const n = this.#queues.length;
+    if (this.#executing < this.#seats && this.#waiting > 0) this.#advance();
     while (this.#executing < this.#seats && this.#waiting > 0) {
       let queue: Queue | undefined;
       for (let step = 1; step <= n; step++) {
         const candidate = this.#queues[(this.#last + step) % n] as Queue;
-        if (candidate.waiting.length > 0) {
-          queue = candidate;
-          break;
-        }
+        if (candidate.waiting.length > 0 && (queue === undefined || candidate.nextDispatchR < queue.nextDispatchR)) queue = candidate;
       }
       if (!queue) return;
       this.#last = queue.index;
