@@ -95,12 +95,19 @@ function lowerFirst(kind: string): string {
   return kind.replace(/^[A-Z]+(?=[A-Z][a-z0-9])|^[A-Z]+$|^[A-Z]/, (m) => m.toLowerCase());
 }
 
-/** The plural camelCase name of a kind, from its kind and resource: `serviceAccounts`, `csiStorageCapacities`. */
+/**
+ * The plural camelCase name of a kind, from its kind and resource: `serviceAccounts`,
+ * `csiStorageCapacities`. A kind stored as another resource (`storedAs`: events `v1` Event,
+ * which core Event names already) is named behind the first label of its group: `eventsEvents`.
+ */
 export function accessorName(type: ResourceType): string {
   const singular = lowerFirst(type.kind);
   let i = 0;
   while (i < singular.length && i < type.resource.length && singular[i]?.toLowerCase() === type.resource[i]) i++;
-  return singular.slice(0, i) + type.resource.slice(i);
+  const plain = singular.slice(0, i) + type.resource.slice(i);
+  if (!type.storedAs) return plain;
+  const label = (type.group.split(".")[0] ?? "").replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  return `${label}${plain.slice(0, 1).toUpperCase()}${plain.slice(1)}`;
 }
 
 /** One kind as the generated code names it. */

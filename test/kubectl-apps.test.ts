@@ -55,11 +55,17 @@ describe("kubectl with apps/v1 workloads against orch-apiserver", () => {
   });
 
   it("prints the deployments table as kubectl shows it", async () => {
+    // The deployment and replicaset loops create the 3 Pods; no node agent makes them ready.
+    for (let i = 0; i < 100; i++) {
+      const updated = await kubectl(["get", "deployment", "web", "-o", "jsonpath={.status.updatedReplicas}"]);
+      if (updated.stdout === "3") break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const res = await kubectl(["get", "deployments"]);
     expect(res.code, res.stderr).toBe(0);
     const [header, row] = res.stdout.split("\n");
     expect(header?.split(/\s+/).filter(Boolean)).toEqual(["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]);
-    expect(row?.split(/\s+/).slice(0, 4)).toEqual(["web", "0/3", "0", "0"]);
+    expect(row?.split(/\s+/).slice(0, 4)).toEqual(["web", "0/3", "3", "0"]);
   });
 
   it("refuses to change the selector of a deployment", async () => {

@@ -7,7 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { request as httpsRequest } from "node:https";
+import { request as httpsRequest, type Agent } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -187,6 +187,11 @@ export interface RawRequest {
   body?: string | Uint8Array;
   /** Bound on the whole exchange (10 s by default). */
   timeoutMs?: number;
+  /**
+   * The agent whose connections carry the request, e.g. a keep-alive one (`new Agent({ keepAlive: true, maxSockets: 1 })`)
+   * for a client that reuses its connection; a connection of its own by default.
+   */
+  agent?: Agent;
 }
 
 /** The admin TLS material of a data dir (`ca.crt`, `admin.crt`, `admin.key`). */
@@ -197,8 +202,8 @@ export async function adminTLS(dataDir: string): Promise<{ ca: string; cert: str
 
 /**
  * One HTTPS request to `url` + `request.path` with `tls` (a CA, optionally a client certificate;
- * or `rejectUnauthorized: false` to trust any server), on its own connection (`agent: false`),
- * bounded by `request.timeoutMs` (10 s by default).
+ * or `rejectUnauthorized: false` to trust any server), on its own connection (`agent: false`)
+ * unless `request.agent` is given, bounded by `request.timeoutMs` (10 s by default).
  */
 export function httpsRequestTo(
   url: string,
@@ -209,7 +214,7 @@ export function httpsRequestTo(
   return new Promise<RawResponse>((resolve, reject) => {
     const req = httpsRequest(
       `${url}${request.path}`,
-      { ...tls, agent: false, method, headers: request.headers ?? {}, timeout: request.timeoutMs ?? 10_000 },
+      { ...tls, agent: request.agent ?? false, method, headers: request.headers ?? {}, timeout: request.timeoutMs ?? 10_000 },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));

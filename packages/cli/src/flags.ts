@@ -27,6 +27,14 @@ export interface Flags {
   bindAddress: string;
   /** `--secure-port`: the HTTPS port (`6443`); `0` picks a free one. */
   securePort: number;
+  /**
+   * `--advertise-address`: the IP address this server is reached at, listed in the Endpoints of
+   * the `kubernetes` Service; absent when not given (the bind address is advertised then, or the
+   * host's first non-loopback address when binding every address).
+   */
+  advertiseAddress?: string;
+  /** `--service-cluster-ip-range` (`10.96.0.0/12`): the `kubernetes` Service gets its first address. */
+  serviceClusterIPRange: string;
   /** `--data-dir`: where certificates and the kubeconfig live (`./.orch`), as given. */
   dataDir: string;
   /** `--domain`: the product domain (`orch.io`). */
@@ -117,6 +125,11 @@ at <data-dir>/kubeconfig.
 Flags:
       --bind-address string               IP address to listen on (default "127.0.0.1")
       --secure-port int                   HTTPS port; 0 picks a free port (default 6443)
+      --advertise-address string          IP address this server is reached at, listed in the Endpoints of the
+                                          kubernetes Service of default (default: --bind-address, or the host's
+                                          first non-loopback address when it is 0.0.0.0 or ::)
+      --service-cluster-ip-range string   CIDR of service cluster IPs; the kubernetes Service gets its first
+                                          address (default "10.96.0.0/12")
       --data-dir string                   directory for certificates, the kubeconfig and state.db (default "./.orch")
       --storage-backend string            sqlite: objects in <data-dir>/state.db, kept across restarts; memory:
                                           objects gone when the server stops; etcd3: objects in etcd (needs
@@ -198,6 +211,17 @@ function parseInflight(name: string, text: string | undefined, fallback: number)
   return Number(text);
 }
 
+/** `--service-cluster-ip-range` checked: an IP address, a slash and a prefix length leaving room for an address. */
+function parseServiceRange(text: string): string {
+  const [ip = "", prefix = "", ...rest] = text.split("/");
+  const family = isIP(ip);
+  const bits = family === 4 ? 32 : 128;
+  if (family === 0 || rest.length > 0 || !/^\d{1,3}$/.test(prefix) || Number(prefix) > bits - 2) {
+    throw new FlagError(`invalid --service-cluster-ip-range "${text}": want a CIDR such as 10.96.0.0/12`);
+  }
+  return text;
+}
+
 function parsePort(text: string): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new FlagError(`invalid --secure-port "${text}": want an integer from 0 to 65535`);
   return Number(text);
@@ -222,6 +246,8 @@ export function parseFlags(argv: readonly string[]): Flags {
     help: { type: "boolean", short: "h" },
     "bind-address": { type: "string" },
     "secure-port": { type: "string" },
+    "advertise-address": { type: "string" },
+    "service-cluster-ip-range": { type: "string" },
     "data-dir": { type: "string" },
     domain: { type: "string" },
     "shutdown-delay-duration": { type: "string" },
@@ -262,6 +288,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     help: values["help"] === true,
     bindAddress,
     securePort: parsePort(str("secure-port") ?? "6443"),
+    serviceClusterIPRange: parseServiceRange(str("service-cluster-ip-range") ?? "10.96.0.0/12"),
     dataDir,
     domain,
     shutdownDelayMs: duration("shutdown-delay-duration"),
@@ -282,6 +309,13 @@ export function parseFlags(argv: readonly string[]): Flags {
     audit: parseAuditFlags(values, failFlag),
     controllers: parseControllersFlags(values, duration, failFlag),
   };
+  const advertise = str("advertise-address");
+  if (advertise !== undefined) {
+    if (isIP(advertise) === 0 || advertise === "0.0.0.0" || advertise === "::") {
+      throw new FlagError(`invalid --advertise-address "${advertise}": want an IP address other than 0.0.0.0 and ::`);
+    }
+    flags.advertiseAddress = advertise;
+  }
   if (etcd.caFile !== undefined) flags.etcdCAFile = etcd.caFile;
   if (etcd.certFile !== undefined) flags.etcdCertFile = etcd.certFile;
   if (etcd.keyFile !== undefined) flags.etcdKeyFile = etcd.keyFile;

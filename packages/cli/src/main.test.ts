@@ -38,6 +38,8 @@ interface Fake extends ServerLike {
   inProcess: APIRequest[];
   options: APIServerOptions | undefined;
   shutdowns: number;
+  /** Where the command said the server is reached. */
+  advertised: { address: string; port: number }[];
 }
 
 function fakeServer(): Fake {
@@ -46,8 +48,12 @@ function fakeServer(): Fake {
     inProcess: [],
     options: undefined,
     shutdowns: 0,
+    advertised: [],
     maxRequestBodyBytes: 1024,
     ready: async () => {},
+    advertise: async (endpoint) => {
+      fake.advertised.push(endpoint);
+    },
     handle: async (req) => {
       const json = new Headers({ "content-type": "application/json" });
       if (req.user) {
@@ -107,6 +113,8 @@ describe("runAPIServer", () => {
       livezGracePeriodMs: 2000,
       requestTimeoutMs: 60_000,
       minRequestTimeoutSeconds: 1800,
+      // The kubernetes Service's cluster IP is the first address of this range.
+      serviceClusterIPRange: "10.96.0.0/12",
       // API Priority and Fairness, on by default, over 400 + 200 seats.
       flowControl: { enabled: true, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 },
       // Objects in <data-dir>/state.db.
@@ -202,6 +210,11 @@ describe("runAPIServer", () => {
     });
     expect(code).toBe(1);
     expect(stderr.text).toContain("unknown api groups nope.example.com");
+  });
+
+  it("advertises the port it listens on, at --advertise-address or else the bind address", async () => {
+    const { fake, info } = await start(["--secure-port", "0", "--data-dir", dir, "--advertise-address", "192.0.2.40"]);
+    expect(fake.advertised).toEqual([{ address: "192.0.2.40", port: Number(new URL(info.url).port) }]);
   });
 
   it("hands --request-timeout and --min-request-timeout to the server", async () => {

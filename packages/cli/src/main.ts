@@ -4,6 +4,7 @@
  * SIGTERM or SIGINT.
  * @module
  */
+import { networkInterfaces } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client, inProcessTransport } from "@orch/client";
@@ -34,6 +35,11 @@ export interface ServerLike extends RequestHandler {
    * rejected, until it resolves.
    */
   ready(): Promise<void>;
+  /**
+   * Says where clients reach the server once it listens (its address goes into the Endpoints of
+   * the `kubernetes` Service); absent on servers that keep no such Service.
+   */
+  advertise?(endpoint: { address: string; port: number }): Promise<void>;
 }
 
 /** Options of {@link runAPIServer}. */
@@ -154,6 +160,7 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
       livezGracePeriodMs: flags.livezGracePeriodMs,
       requestTimeoutMs: flags.requestTimeoutMs,
       minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
+      serviceClusterIPRange: flags.serviceClusterIPRange,
       flowControl: {
         enabled: flags.enablePriorityAndFairness,
         maxRequestsInflight: flags.maxRequestsInflight,
@@ -240,6 +247,10 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     const url = served.url;
     const startLoops = async (): Promise<void> => {
       if (halt.signal.aborted) return;
+      // The port is known now (--secure-port 0 picks one): the kubernetes Service points here.
+      await server
+        .advertise?.({ address: advertiseAddressOf(flags), port: Number(new URL(url).port) })
+        .catch((error: unknown) => log(`cannot publish this server in the kubernetes Service: ${error instanceof Error ? error.message : String(error)}`));
       await publishClusterInfo(client, names.publicNamespace, { server: url, caPem: certificates.caCert }).catch((error: unknown) =>
         log(`cannot publish ${names.publicNamespace}/cluster-info: ${error instanceof Error ? error.message : String(error)}`),
       );
@@ -275,6 +286,22 @@ export async function runAPIServer(argv: readonly string[], options: RunOptions)
     stop.dispose();
     await auditLog?.flush();
   }
+}
+
+/**
+ * The address this server is advertised at: `--advertise-address`, else `--bind-address`, else
+ * (binding every address) the host's first non-internal address of the bind address's family,
+ * else loopback.
+ */
+export function advertiseAddressOf(flags: Pick<Flags, "advertiseAddress" | "bindAddress">): string {
+  if (flags.advertiseAddress !== undefined) return flags.advertiseAddress;
+  if (flags.bindAddress !== "0.0.0.0" && flags.bindAddress !== "::") return flags.bindAddress;
+  const family = flags.bindAddress === "::" ? "IPv6" : "IPv4";
+  for (const addresses of Object.values(networkInterfaces())) {
+    const found = addresses?.find((a) => !a.internal && a.family === family && !a.address.startsWith("fe80"));
+    if (found) return found.address;
+  }
+  return family === "IPv6" ? "::1" : "127.0.0.1";
 }
 
 /**

@@ -47,6 +47,9 @@ describe("the generated client", () => {
         "csiStorageCapacities",
         "apiServices",
         "componentStatuses",
+        "endpointSlices",
+        // Stored as core Events, whose accessor is `events`: named behind its group.
+        "eventsEvents",
       ]),
     );
   });

@@ -13,10 +13,21 @@ describe("builtinControllers", () => {
       "pv-protection",
       "namespace",
       "serviceaccount",
+      "endpoint",
+      "endpointslice",
       "resourcequota",
       "clusterrole-aggregation",
+      "replicaset",
+      "replicationcontroller",
+      "deployment",
+      "job",
+      "cronjob",
+      "statefulset",
+      "daemonset",
+      "disruption",
+      "ttl-after-finished",
     ]);
-    expect(selectControllers("*,tokencleaner,bootstrapsigner", builtinControllers)).toHaveLength(12);
+    expect(selectControllers("*,tokencleaner,bootstrapsigner", builtinControllers)).toHaveLength(23);
   });
 
   it("creates each controller under the name it is selected by", () => {

@@ -27,6 +27,17 @@ export { PVProtectionController, pvProtectionController } from "./pv-protection.
 export { builtinControllers } from "./builtin-controllers.js";
 export { NamespaceController, namespaceController } from "./namespace.js";
 export { ServiceAccountController, serviceAccountController } from "./service-account.js";
+export { EndpointsController, endpointsController, maxEndpointsCapacity, packSubsets, truncateSubsets } from "./endpoints.js";
+export { EndpointSliceController, desiredSlices, endpointSliceController, maxEndpointsPerSlice } from "./endpoint-slice.js";
 export { ResourceQuotaController, quotaResyncPeriodMs, quotaSyncDelayMs, resourceQuotaController } from "./resource-quota.js";
 export { ClusterRoleAggregationController, clusterRoleAggregationController } from "./clusterrole-aggregation.js";
+export { ReplicaSetController, replicaSetController } from "./replicaset.js";
+export { ReplicationControllerController, replicationControllerController } from "./replicationcontroller.js";
+export { DeploymentController, deploymentController } from "./deployment.js";
+export { JobController, formatIndexes, isJobFinished, jobCompletionIndexKey, jobController, jobPodFailureBackoffMs, parseIndexes } from "./job.js";
+export { CronJobController, cronJobController, cronJobJobName, cronJobScheduledTimestampAnnotation, formatInZone, mostRecentScheduleTime } from "./cron-job.js";
+export { StatefulSetController, controllerRevisionHashLabel, podIndexLabel, statefulSetController, statefulSetPodNameLabel } from "./stateful-set.js";
+export { DaemonSetController, daemonSetController, podTemplateGenerationLabel, resolveMaxUnavailable, targetNodeName } from "./daemon-set.js";
+export { DisruptionController, disruptionController, disruptionDeletionTimeoutMs, resolveIntOrPercent } from "./disruption.js";
+export { TTLAfterFinishedController, jobFinishTime, ttlAfterFinishedController } from "./ttl-after-finished.js";
 export { controllerManagerUser, startInProcessControllers, type InProcessControllersOptions } from "./in-process.js";

@@ -8,19 +8,15 @@
  * @module
  */
 import { namespacesRef, type Informer } from "@orch/client";
-import { isAlreadyExists, isNotFound, StatusError, type APIObject } from "@orch/meta";
+import { isAlreadyExists, isNotFound, type APIObject } from "@orch/meta";
 import { namespaceTerminating } from "@orch/resources";
 import type { ControllerContext, ControllerDescriptor } from "./controller.js";
 import { QueueController } from "./internal/queue-controller.js";
 import { serviceAccountsRef } from "./internal/refs.js";
+import { refusedAsTerminating } from "./internal/refused-as-terminating.js";
 
 /** The account every namespace has. */
 const defaultAccount = "default";
-
-/** True for the refusal of a create in a terminating namespace (the NamespaceLifecycle admission plugin's cause). */
-function refusedAsTerminating(error: unknown): boolean {
-  return error instanceof StatusError && (error.status.details?.causes ?? []).some((c) => c.reason === "NamespaceTerminating");
-}
 
 /** True when `namespace` is being deleted. */
 function terminating(namespace: APIObject): boolean {

@@ -1,13 +1,16 @@
 /**
  * Nesting limits of request bodies: the reference's JSON decoder refuses a document nested more
- * than 10000 levels deep, and so does this server, before anything walks the decoded value
- * (every recursive walk of such a value would otherwise exhaust the stack).
+ * than 10000 levels deep; this server refuses one nested more than 1000 levels deep, before
+ * anything walks the decoded value. JavaScript's own recursive walks (`JSON.stringify`,
+ * `structuredClone`, and the server's copies, merges and validations) exhaust the stack at a few
+ * thousand levels, so a limit of 10000 would let bodies through that end in a 500. No object of
+ * the catalog nests anywhere near 1000 levels.
  * @module
  */
 import { badRequest, type StatusError } from "./status-error.js";
 
-/** The deepest nesting of arrays and objects a request body may have (the reference's limit). */
-export const maxJSONDepth = 10000;
+/** The deepest nesting of arrays and objects a request body may have (a tenth of the reference's limit, see above). */
+export const maxJSONDepth = 1000;
 
 /** The 400 of a body nested deeper than {@link maxJSONDepth}; `what` names the decoder. */
 export function depthExceeded(what = "json"): StatusError {

@@ -1,7 +1,9 @@
 import { get, request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { APIRequest, APIResponse } from "@orch/server";
+import { selfSignedCA, servingCertificate } from "./internal/test-pki.js";
 import type { RequestHandler } from "./request-listener.js";
 import { serve, type ServedServer } from "./serve.js";
 
@@ -203,5 +205,138 @@ describe("malformed requests", () => {
     const body = JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4));
     expect(body).toMatchObject({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "BadRequest", code: 400 });
     expect((await getText(served.url)).body).toBe("fine");
+  });
+});
+
+describe("slow clients", () => {
+  const answering: RequestHandler = {
+    maxRequestBodyBytes: 1 << 20,
+    handle: async (req) => ({ status: 200, headers: new Headers(), body: `${req.method} ${req.body?.byteLength ?? 0}` }),
+    shutdown: async () => {},
+  };
+
+  /** Opens a raw connection, writes `head`, then one more byte every 100 ms; resolves when the server closes it. */
+  function trickle(port: number, head: string, drip: string): { closed: Promise<string>; stop: () => void } {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (c: string) => (received += c));
+    socket.on("error", () => undefined);
+    socket.write(head);
+    const timer = setInterval(() => socket.write(drip), 100);
+    const closed = new Promise<string>((resolve) =>
+      socket.once("close", () => {
+        clearInterval(timer);
+        resolve(received);
+      }),
+    );
+    return { closed, stop: () => socket.destroy() };
+  }
+
+  it("bounds receiving a request as the reference server does by default", async () => {
+    served = await serve(answering);
+    expect(served.server.headersTimeout).toBe(32_000);
+    expect(served.server.requestTimeout).toBe(60_000);
+  });
+
+  it("caps the header timeout at the request timeout, and refuses a negative one", async () => {
+    served = await serve(answering, { headersTimeoutMs: 5_000, requestTimeoutMs: 2_000 });
+    expect(served.server.headersTimeout).toBe(2_000);
+    await expect(serve(answering, { headersTimeoutMs: -1 })).rejects.toThrow(RangeError);
+    await expect(serve(answering, { requestTimeoutMs: 1.5 })).rejects.toThrow(RangeError);
+  });
+
+  it("disconnects a client that trickles its headers past headersTimeoutMs, and serves others meanwhile", async () => {
+    served = await serve(answering, { headersTimeoutMs: 400, requestTimeoutMs: 5_000 });
+    const slow = trickle(served.port, "GET / HTTP/1.1\r\nHost: x\r\n", "a");
+    expect(await getText(served.url)).toMatchObject({ status: 200, body: "GET 0" });
+    // Cut off without an answer, as the reference server's header timeout does.
+    expect(await slow.closed).toBe("");
+  });
+
+  it("disconnects a client that trickles its body past requestTimeoutMs", async () => {
+    served = await serve(answering, { headersTimeoutMs: 400, requestTimeoutMs: 600 });
+    const slow = trickle(served.port, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n", "{");
+    expect(await getText(served.url)).toMatchObject({ status: 200, body: "GET 0" });
+    expect(await slow.closed).toBe("");
+  });
+
+  it("disconnects a client that trickles its TLS handshake past headersTimeoutMs, and keeps connections past their handshake", async () => {
+    const ca = await selfSignedCA("CN=slow-ca");
+    const serving = await servingCertificate(ca);
+    const state = { returned: false };
+    const server: RequestHandler = { ...answering, handle: async () => ({ status: 200, headers: new Headers(), stream: endless(state) }) };
+    served = await serve(server, { tls: { key: serving.key, cert: serving.cert }, headersTimeoutMs: 600, requestTimeoutMs: 5_000 });
+    // A ClientHello record header, then its body a byte at a time: Node's own handshake timeout
+    // restarts with each byte.
+    const slow = trickle(served.port, "\x16\x03\x01\x02\x00", "\x01");
+    let watchClosed = false;
+    const watching = new Promise<string>((resolve, reject) => {
+      httpsRequest(served!.url + "/watch", { agent: false, ca: ca.cert }, (res) => {
+        res.setEncoding("utf8");
+        res.once("data", (c: string) => resolve(c));
+        res.once("close", () => (watchClosed = true));
+      })
+        .on("error", reject)
+        .end();
+    });
+    expect(await watching).toBe("hello\n");
+    expect(await slow.closed).toBe("");
+    await new Promise((r) => setTimeout(r, 600));
+    // The streaming connection finished its handshake: the bound on handshakes left it alone.
+    expect(watchClosed).toBe(false);
+  });
+
+  it("lets a response stream longer than requestTimeoutMs", async () => {
+    const state = { returned: false };
+    const server: RequestHandler = { ...answering, handle: async () => ({ status: 200, headers: new Headers(), stream: endless(state) }) };
+    served = await serve(server, { headersTimeoutMs: 100, requestTimeoutMs: 200 });
+    const response = new Promise<{ body: string; closedEarly: boolean }>((resolve, reject) => {
+      get(served!.url + "/watch", { agent: false }, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (body += c));
+        // Still open well past both timeouts: the test ends it.
+        const timer = setTimeout(() => {
+          res.destroy();
+          resolve({ body, closedEarly: false });
+        }, 1_500);
+        res.on("close", () => {
+          clearTimeout(timer);
+          resolve({ body, closedEarly: !res.destroyed });
+        });
+      }).on("error", reject);
+    });
+    expect(await response).toEqual({ body: "hello\n", closedEarly: false });
+  });
+});
+
+describe("bytes after a request being answered", () => {
+  it("answers the request in flight, then closes, when unframed bytes follow it past Connection: close", async () => {
+    let handled = 0;
+    const server: RequestHandler = {
+      maxRequestBodyBytes: 1024,
+      handle: async (req) => {
+        handled++;
+        // Answer later than the parser trips over the stray bytes.
+        await new Promise((r) => setTimeout(r, 50));
+        return { status: 200, headers: new Headers(), body: `answered ${req.method}` };
+      },
+      shutdown: async () => {},
+    };
+    served = await serve(server);
+    const raw = await new Promise<string>((resolve, reject) => {
+      // A DELETE with a body but no Content-Length: the body is bytes after the request.
+      const socket = connect(served!.port, "127.0.0.1", () => socket.write('DELETE /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n{"kind":"Status"}'));
+      let text = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (c: string) => (text += c));
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(raw.endsWith("answered DELETE")).toBe(true);
+    expect(raw).not.toContain("400 Bad Request");
+    expect(handled).toBe(1);
   });
 });

@@ -2,7 +2,7 @@
  * `serve`: an orch server on a `node:http` or `node:https` listener, with graceful shutdown.
  * @module
  */
-import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
@@ -42,6 +42,24 @@ export interface ServeOptions {
    * in milliseconds (10 000 by default); what is left then is destroyed.
    */
   drainTimeoutMs?: number;
+  /**
+   * How long a client may take to send the headers of a request, in milliseconds (32 000 by
+   * default, the header read timeout of the reference server), counted from when the request
+   * starts (for the first request, from when the connection is accepted). A slower client is
+   * disconnected without an answer, so connections that trickle their headers cannot pile up.
+   * Over HTTPS it also bounds the TLS handshake. `0` turns it off; it is capped at
+   * `requestTimeoutMs` when that is set.
+   * @throws RangeError from {@link serve} when it is not a whole number of 0 or more.
+   */
+  headersTimeoutMs?: number;
+  /**
+   * How long a client may take to send a whole request, headers and body, in milliseconds
+   * (60 000 by default, the request timeout of the reference server). A client still sending
+   * then is disconnected without an answer. Only receiving counts: a response, such as a
+   * watch, may stream far longer. `0` turns it off.
+   * @throws RangeError from {@link serve} when it is not a whole number of 0 or more.
+   */
+  requestTimeoutMs?: number;
 }
 
 /** A listening server, as {@link serve} returns it. */
@@ -63,9 +81,18 @@ export interface ServedServer {
 
 /**
  * A request Node's HTTP parser refused (malformed request line or headers, headers too large)
- * gets a 400 Status body like every other bad input, then the connection closes.
+ * gets a 400 Status body like every other bad input, then the connection closes. When the
+ * parser fails on bytes that follow a request still being answered (a body sent without a
+ * length after `Connection: close`, a malformed pipelined request), that answer goes out first
+ * and the connection closes after it: a 400 written now would reach the client as the answer to
+ * the request in flight.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, inFlight: ServerResponse | undefined): void {
+  if (inFlight && error.code !== "ERR_HTTP_REQUEST_TIMEOUT") {
+    if (inFlight.writableFinished) socket.destroy();
+    else inFlight.once("close", () => socket.destroy());
+    return;
+  }
   if (error.code === "ECONNRESET" || error.code === "ERR_HTTP_REQUEST_TIMEOUT" || !socket.writable) {
     socket.destroy();
     return;
@@ -76,6 +103,54 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n" + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     () => socket.destroy(),
   );
+}
+
+function timeoutOption(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a whole number of milliseconds, 0 or more; got ${value}`);
+  return value;
+}
+
+/**
+ * Node's HTTP server options that bound how long a client may take to send a request. Node
+ * looks for expired requests on an interval (30 s by default); a quarter of the shortest
+ * timeout, at most a second, keeps a cut-off close to its time.
+ */
+function receiveTimeouts(options: ServeOptions): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+  const requestTimeout = timeoutOption("requestTimeoutMs", options.requestTimeoutMs, 60_000);
+  let headersTimeout = timeoutOption("headersTimeoutMs", options.headersTimeoutMs, 32_000);
+  if (requestTimeout > 0 && headersTimeout > requestTimeout) headersTimeout = requestTimeout;
+  const shortest = Math.min(...[headersTimeout, requestTimeout].filter((ms) => ms > 0), 4_000);
+  return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.max(10, Math.floor(shortest / 4)) };
+}
+
+/**
+ * Cuts off a connection whose TLS handshake is not done `ms` after it was accepted, as the
+ * reference server bounds the handshake by its header timeout. Node's own `handshakeTimeout`
+ * restarts with every byte received, so a client trickling its handshake would never meet it.
+ * The TLS socket of a finished handshake is matched to its TCP socket by the peer's address and
+ * port, which identify one open connection.
+ */
+function boundHandshakes(server: HttpServer, ms: number): void {
+  const pending = new Map<string, { socket: Socket; timer: NodeJS.Timeout }>();
+  const peer = (socket: Socket) => `${socket.remoteAddress}|${socket.remotePort}`;
+  const settle = (id: string, socket?: Socket) => {
+    const entry = pending.get(id);
+    if (!entry || (socket && entry.socket !== socket)) return;
+    clearTimeout(entry.timer);
+    pending.delete(id);
+  };
+  server.on("connection", (socket: Socket) => {
+    const id = peer(socket);
+    const timer = setTimeout(() => {
+      pending.delete(id);
+      socket.destroy();
+    }, ms);
+    timer.unref();
+    pending.set(id, { socket, timer });
+    socket.once("close", () => settle(id, socket));
+  });
+  server.on("secureConnection", (socket: Socket) => settle(peer(socket)));
 }
 
 function urlHost(host: string): string {
@@ -99,6 +174,7 @@ function urlHost(host: string): string {
 export async function serve(server: RequestHandler, options: ServeOptions = {}): Promise<ServedServer> {
   const host = options.host ?? "127.0.0.1";
   const drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
+  const timeouts = receiveTimeouts(options);
   const state = newListenerState();
   const listener = listenerWithState(server, state);
   const tls = options.tls;
@@ -110,12 +186,13 @@ export async function serve(server: RequestHandler, options: ServeOptions = {}):
           ...(tls.ca === undefined ? {} : { ca: tls.ca }),
           requestCert: tls.requestCert ?? tls.ca !== undefined,
           rejectUnauthorized: false,
+          ...timeouts,
         },
         listener,
       )
-    : createHttpServer(listener);
-  // Node's requestTimeout (300 s) and headersTimeout bound receiving a request only, so they
-  // stay on: a watch response may stream far longer.
+    : createHttpServer(timeouts, listener);
+  // requestTimeout and headersTimeout bound receiving a request only: a watch response may
+  // stream far longer.
   // Every raw socket, so that close() can destroy even those still in a TLS handshake.
   const sockets = new Set<Socket>();
   http.on("connection", (socket: Socket) => {
@@ -124,7 +201,16 @@ export async function serve(server: RequestHandler, options: ServeOptions = {}):
     socket.once("close", () => sockets.delete(socket));
   });
 
-  http.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket));
+  // The response being written on each connection, for answerClientError.
+  const responding = new WeakMap<Duplex, ServerResponse>();
+  http.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    responding.set(req.socket, res);
+    res.once("close", () => {
+      if (responding.get(req.socket) === res) responding.delete(req.socket);
+    });
+  });
+  http.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, responding.get(socket)));
+  if (tls && timeouts.headersTimeout > 0) boundHandshakes(http, timeouts.headersTimeout);
 
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => reject(error);

@@ -170,6 +170,9 @@ export const apiServiceType: ResourceType = {
   subresources: ["status"],
   strategy: {
     defaults: (object) => defaultAPIService(object),
+    // `v1.` (the core group's version) is a valid name: only a path segment is required, and
+    // `validateAPIService` requires `<version>.<group>`.
+    nameIsPathSegment: true,
     prepareForCreate: hooks.prepareForCreate,
     prepareForUpdate: hooks.prepareForUpdate,
     validate: (object) => validateAPIService(object),

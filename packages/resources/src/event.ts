@@ -92,8 +92,10 @@ const noteLengthLimit = 1024;
  * must match `metadata.namespace` (an empty one allows only `default` or no namespace); events
  * with an `eventTime` need `reportingComponent`, `reportingInstance`, `action` and `reason` (each
  * at most 128 characters) and a `message` of at most 1024; the namespace is a DNS subdomain.
+ * `reportingComponentField` names `reportingComponent` in errors (`reportingController` for
+ * objects written through events `v1`).
  */
-export function validateEvent(object: APIObject): FieldError[] {
+export function validateEvent(object: APIObject, reportingComponentField = "reportingComponent"): FieldError[] {
   const errors: FieldError[] = [];
   const namespace = object.metadata?.namespace ?? "";
   const involved = record(object["involvedObject"]) ?? {};
@@ -110,8 +112,8 @@ export function validateEvent(object: APIObject): FieldError[] {
       errors.push(invalidField(involvedPath, involvedNamespace, "does not match event.namespace"));
     }
     const controller = str(object["reportingComponent"]);
-    if (!controller) errors.push(requiredField("reportingComponent"));
-    errors.push(...validateQualifiedName(controller, "reportingComponent"));
+    if (!controller) errors.push(requiredField(reportingComponentField));
+    errors.push(...validateQualifiedName(controller, reportingComponentField));
     const checks: [string, number][] = [
       ["reportingInstance", lengthLimit],
       ["action", lengthLimit],

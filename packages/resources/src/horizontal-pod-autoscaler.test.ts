@@ -6,6 +6,7 @@ import {
   validateHorizontalPodAutoscaler,
   validateHorizontalPodAutoscalerStatus,
 } from "./horizontal-pod-autoscaler.js";
+import { horizontalPodAutoscalerV1ToV2 } from "./horizontal-pod-autoscaler-v2.js";
 
 const ctx = { domain: "orch.io", now: 0 };
 const ref = { apiVersion: "apps/v1", kind: "Deployment", name: "web" };
@@ -18,7 +19,7 @@ const causes = (errors: FieldError[]) => errors.map((e) => [e.field, e.type]);
 const strategy = horizontalPodAutoscalerType.strategy ?? {};
 
 describe("HorizontalPodAutoscaler", () => {
-  it("is a namespaced autoscaling/v1 kind with short name hpa and a status sub-resource", () => {
+  it("is a namespaced autoscaling kind (v2 stored, v1 served too) with short name hpa and a status sub-resource", () => {
     expect(horizontalPodAutoscalerType).toMatchObject({
       group: "autoscaling",
       resource: "horizontalpodautoscalers",
@@ -26,6 +27,10 @@ describe("HorizontalPodAutoscaler", () => {
       shortNames: ["hpa"],
       subresources: ["status"],
     });
+    expect(horizontalPodAutoscalerType.versions.map((v) => [v.name, v.storage])).toEqual([
+      ["v2", true],
+      ["v1", false],
+    ]);
   });
 
   it("defaults minReplicas to 1 and keeps a given one", () => {
@@ -44,8 +49,11 @@ describe("HorizontalPodAutoscaler", () => {
     ["maxReplicas below minReplicas", { scaleTargetRef: ref, minReplicas: 4, maxReplicas: 3 }, [["spec.maxReplicas", "FieldValueInvalid"]]],
     [
       "minReplicas 0 (scale to zero needs a gate and object metrics)",
-      { scaleTargetRef: ref, minReplicas: 0, maxReplicas: 3 },
-      [["spec.minReplicas", "FieldValueInvalid"]],
+      { scaleTargetRef: ref, minReplicas: 0, maxReplicas: 3, targetCPUUtilizationPercentage: 80 },
+      [
+        ["spec.minReplicas", "FieldValueInvalid"],
+        ["spec.metrics", "FieldValueForbidden"],
+      ],
     ],
     [
       "a missing scaleTargetRef",
@@ -64,10 +72,10 @@ describe("HorizontalPodAutoscaler", () => {
     [
       "targetCPUUtilizationPercentage 0",
       { scaleTargetRef: ref, maxReplicas: 3, targetCPUUtilizationPercentage: 0 },
-      [["spec.targetCPUUtilizationPercentage", "FieldValueInvalid"]],
+      [["spec.metrics[0].resource.target.averageUtilization", "FieldValueInvalid"]],
     ],
-  ])("validates %s", (_what, spec, expected) => {
-    expect(causes(validateHorizontalPodAutoscaler(hpa(spec)))).toEqual(expected);
+  ])("validates %s (a v1 spec, converted to v2 as the server does)", (_what, spec, expected) => {
+    expect(causes(validateHorizontalPodAutoscaler(horizontalPodAutoscalerV1ToV2(hpa(spec))))).toEqual(expected);
   });
 
   it("prints the reference's messages", () => {

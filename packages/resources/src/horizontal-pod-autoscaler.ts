@@ -1,12 +1,22 @@
 /**
- * HorizontalPodAutoscaler (`autoscaling/v1`, namespaced, short name `hpa`, sub-resource
- * `status`): scales `spec.scaleTargetRef` between `minReplicas` (default 1) and `maxReplicas`
- * on CPU utilisation. Scaling to zero needs an alpha gate and object or external metrics, which
- * `v1` cannot express, so `minReplicas` 0 is refused.
+ * HorizontalPodAutoscaler (`autoscaling/v2`, the storage version, and `autoscaling/v1`;
+ * namespaced, short name `hpa`, sub-resource `status`): scales `spec.scaleTargetRef` between
+ * `minReplicas` (default 1) and `maxReplicas` on its metrics (80% CPU by default). `v1` says
+ * only CPU utilisation; its objects keep the rest in annotations (see
+ * `horizontal-pod-autoscaler-v2.ts`). Scaling to zero needs an alpha gate, so `minReplicas` 0 is
+ * refused.
  * @module
  */
-import { FieldPath, invalidField, requiredField, type APIObject, type FieldError } from "@orch/meta";
+import { FieldPath, type APIObject, type FieldError } from "@orch/meta";
 import { z } from "zod";
+import {
+  defaultHorizontalPodAutoscalerV2,
+  horizontalPodAutoscalerTargetsV2,
+  horizontalPodAutoscalerV1ToV2,
+  horizontalPodAutoscalerV2Schema,
+  horizontalPodAutoscalerV2ToV1,
+  validateHorizontalPodAutoscalerV2,
+} from "./horizontal-pod-autoscaler-v2.js";
 import { child, nonNegative, statusHooks } from "./internal/cluster-rules.js";
 import { record, str } from "./internal/rules.js";
 import type { ResourceType } from "./resource-type.js";
@@ -89,55 +99,20 @@ export const horizontalPodAutoscalerV1Schema = kindSchema(
   "configuration of a horizontal pod autoscaler.",
 );
 
-/** The defaults of `v1`: `spec.minReplicas` 1. */
+/** The defaults of `v1` (run before the conversion to `v2`, whose defaults follow): `spec.minReplicas` 1. */
 export function defaultHorizontalPodAutoscaler(object: APIObject): void {
   const spec = child(object, "spec");
   if (spec["minReplicas"] === undefined) spec["minReplicas"] = 1;
 }
 
-// IsValidPathSegmentName: what a name or kind in a URL path may not be.
-function pathSegmentMessages(value: string): string[] {
-  if (value === "." || value === "..") return [`may not be '${value}'`];
-  const messages: string[] = [];
-  for (const bad of ["/", "%"]) if (value.includes(bad)) messages.push(`may not contain '${bad}'`);
-  return messages;
-}
-
-function validateReference(ref: Record<string, unknown> | undefined, path: FieldPath): FieldError[] {
-  const errors: FieldError[] = [];
-  for (const key of ["kind", "name"]) {
-    const value = str(ref?.[key]);
-    if (value === "") errors.push(requiredField(path.child(key)));
-    else for (const msg of pathSegmentMessages(value)) errors.push(invalidField(path.child(key), value, msg));
-  }
-  return errors;
-}
-
 /**
- * The HorizontalPodAutoscaler rules beyond metadata, for create and update alike:
- * `spec.scaleTargetRef.kind` and `.name` required path segments, `spec.minReplicas` at least 1,
- * `spec.maxReplicas` required, greater than 0 and not below `minReplicas`,
- * `spec.targetCPUUtilizationPercentage` greater than 0.
+ * The HorizontalPodAutoscaler rules beyond metadata, for create and update alike, on the stored
+ * (`autoscaling/v2`) form a `v1` object is converted to first: see
+ * {@link validateHorizontalPodAutoscalerV2}. A `v1` `targetCPUUtilizationPercentage` is thus
+ * reported at `spec.metrics[0].resource.target.averageUtilization`, as the reference does.
  */
 export function validateHorizontalPodAutoscaler(object: APIObject): FieldError[] {
-  const errors: FieldError[] = [];
-  const spec = record(object["spec"]) ?? {};
-  const path = FieldPath.root("spec");
-  const min = spec["minReplicas"];
-  const max = spec["maxReplicas"];
-  if (typeof min === "number" && min < 1) errors.push(invalidField(path.child("minReplicas"), min, "must be greater than or equal to 1"));
-  if (max === undefined) errors.push(requiredField(path.child("maxReplicas")));
-  else if (typeof max === "number") {
-    if (max < 1) errors.push(invalidField(path.child("maxReplicas"), max, "must be greater than 0"));
-    if (typeof min === "number" && max < min) errors.push(invalidField(path.child("maxReplicas"), max, "must be greater than or equal to `minReplicas`"));
-  }
-  const refErrors = validateReference(record(spec["scaleTargetRef"]), path.child("scaleTargetRef"));
-  errors.push(...refErrors);
-  const target = spec["targetCPUUtilizationPercentage"];
-  if (refErrors.length === 0 && typeof target === "number" && target < 1) {
-    errors.push(invalidField(path.child("targetCPUUtilizationPercentage"), target, "must be greater than 0"));
-  }
-  return errors;
+  return validateHorizontalPodAutoscalerV2(object);
 }
 
 /** The rules of a write to `/status`: `status.currentReplicas` and `status.desiredReplicas` not negative. */
@@ -149,6 +124,7 @@ export function validateHorizontalPodAutoscalerStatus(object: APIObject): FieldE
 
 function targets(object: APIObject): string {
   const spec = record(object["spec"]) ?? {};
+  if (spec["metrics"] !== undefined) return horizontalPodAutoscalerTargetsV2(object);
   const target = spec["targetCPUUtilizationPercentage"];
   if (typeof target !== "number") return "<none>";
   const current = record(object["status"])?.["currentCPUUtilizationPercentage"];
@@ -166,10 +142,20 @@ export const horizontalPodAutoscalerType: ResourceType = {
   shortNames: ["hpa"],
   categories: ["all"],
   scope: "Namespaced",
-  versions: [{ name: "v1", schema: horizontalPodAutoscalerV1Schema, storage: true }],
+  versions: [
+    { name: "v2", schema: horizontalPodAutoscalerV2Schema, storage: true },
+    {
+      name: "v1",
+      schema: horizontalPodAutoscalerV1Schema,
+      storage: false,
+      defaults: (object) => defaultHorizontalPodAutoscaler(object),
+      toStorage: (object) => horizontalPodAutoscalerV1ToV2(object),
+      fromStorage: (object) => horizontalPodAutoscalerV2ToV1(object),
+    },
+  ],
   subresources: ["status"],
   strategy: {
-    defaults: (object) => defaultHorizontalPodAutoscaler(object),
+    defaults: (object) => defaultHorizontalPodAutoscalerV2(object),
     prepareForCreate: hooks.prepareForCreate,
     prepareForUpdate: hooks.prepareForUpdate,
     validate: (object) => validateHorizontalPodAutoscaler(object),

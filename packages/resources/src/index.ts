@@ -2,6 +2,9 @@ export type {
   ActionResult,
   ActionSubresource,
   ComputedContext,
+  ConnectMethod,
+  ConnectSubresource,
+  ConnectTarget,
   ResourceStrategy,
   ResourceType,
   ResourceVersion,
@@ -241,6 +244,29 @@ export {
   validateHorizontalPodAutoscalerStatus,
 } from "./horizontal-pod-autoscaler.js";
 export {
+  crossVersionObjectReferenceV2Schema,
+  defaultCPUUtilization,
+  defaultHorizontalPodAutoscalerV2,
+  horizontalPodAutoscalerBehaviorSchema,
+  horizontalPodAutoscalerConditionSchema,
+  horizontalPodAutoscalerSpecV2Schema,
+  horizontalPodAutoscalerStatusV2Schema,
+  horizontalPodAutoscalerTargetsV2,
+  horizontalPodAutoscalerV1ToV2,
+  horizontalPodAutoscalerV2Schema,
+  horizontalPodAutoscalerV2ToV1,
+  hpaAlphaAnnotations,
+  hpaScalingPolicySchema,
+  hpaScalingRulesSchema,
+  metricIdentifierSchema,
+  metricSpecSchema,
+  metricStatusSchema,
+  metricTargetSchema,
+  metricValueStatusSchema,
+  validateCrossVersionObjectReference,
+  validateHorizontalPodAutoscalerV2,
+} from "./horizontal-pod-autoscaler-v2.js";
+export {
   controllerUidLabel,
   defaultJob,
   defaultJobSpec,
@@ -267,6 +293,28 @@ export {
   validateReplicationControllerStatus,
 } from "./replication-controller.js";
 export { defaultEndpoints, endpointSubsetSchema, endpointsCell, endpointsType, endpointsV1Schema, specialIPMessages, validateEndpoints } from "./endpoints.js";
+export {
+  defaultEndpointSlice,
+  endpointSliceAddressTypes,
+  endpointSliceControllerName,
+  endpointSliceEndpointsCell,
+  endpointSliceManagedByLabel,
+  endpointSlicePortsCell,
+  endpointSliceType,
+  endpointSliceV1Schema,
+  serviceNameLabel,
+  validateEndpointSlice,
+  validateEndpointSliceUpdate,
+} from "./endpoint-slice.js";
+export {
+  coreToEventsV1,
+  eventsEventType,
+  eventsV1EventSchema,
+  eventsV1SelectableFields,
+  eventsV1ToCore,
+  validateEventsV1Create,
+  validateEventsV1Update,
+} from "./events-event.js";
 export {
   ingressAddressCell,
   ingressBackendSchema,
@@ -319,6 +367,7 @@ export {
   validatePodDisruptionBudgetStatus,
 } from "./pod-disruption-budget.js";
 export { cronJobSpecSchema, cronJobStatusSchema, cronJobType, cronJobV1Schema, defaultCronJob, jobTemplateSpecSchema, validateCronJob } from "./cron-job.js";
+export { parseCronSchedule, zoneOffsetMs, type CronSchedule } from "./internal/cron-schedule.js";
 export {
   defaultLimitRange,
   limitRangeItemSchema,

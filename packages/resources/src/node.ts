@@ -19,15 +19,36 @@ import {
 import { jsonEqual, record, str } from "./internal/rules.js";
 import { list, resourceList, taintSchema, validateResourceName, validateTaintEffect, validateNonNegativeQuantity } from "./internal/workloads-common.js";
 import type { ResourceType } from "./resource-type.js";
-import { int32, int64, named, optionalString, time } from "./schema/fields.js";
+import { int32, int64, named, optionalBoolean, optionalString, time } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 import { z } from "zod";
+
+const configMapNodeConfigSourceSchema = z
+  .object({
+    kubeletConfigKey: optionalString("The key of the referenced ConfigMap that holds the KubeletConfiguration."),
+    name: optionalString("The name of the referenced ConfigMap."),
+    namespace: optionalString("The namespace of the referenced ConfigMap."),
+    resourceVersion: optionalString("The resource version of the referenced ConfigMap (status only)."),
+    uid: optionalString("The UID of the referenced ConfigMap (status only)."),
+  })
+  .meta({
+    description: "ConfigMapNodeConfigSource contains the information to reference a ConfigMap as a config source for the Node.",
+    required: ["namespace", "name", "kubeletConfigKey"],
+  });
+
+/** `NodeConfigSource`: a kubelet configuration source (deprecated dynamic configuration). */
+export const nodeConfigSourceSchema = named(
+  z
+    .object({ configMap: configMapNodeConfigSourceSchema.optional().describe("ConfigMap is a reference to a Node's ConfigMap.") })
+    .meta({ description: "NodeConfigSource specifies a source of node configuration. Exactly one subfield (excluding metadata) must be non-nil." }),
+  "api.core.v1.NodeConfigSource",
+);
 
 /** `NodeSpec`. */
 export const nodeSpecSchema = named(
   z
     .object({
-      configSource: z.record(z.string(), z.unknown()).optional().describe("Deprecated: dynamic kubelet configuration source."),
+      configSource: nodeConfigSourceSchema.optional().describe("Deprecated: dynamic kubelet configuration source."),
       externalID: optionalString("Deprecated."),
       podCIDR: optionalString("The pod IP range assigned to the node."),
       podCIDRs: patchStrategy(listType(z.array(z.string()), "set"), "merge")
@@ -95,18 +116,48 @@ export const nodeStatusSchema = named(
       conditions: patchStrategy(listType(z.array(nodeConditionSchema), "map", ["type"]), "merge", "type")
         .optional()
         .describe("Current service state of node."),
-      config: z.record(z.string(), z.unknown()).optional().describe("Status of the config assigned to the node."),
+      config: z
+        .object({
+          active: nodeConfigSourceSchema.optional().describe("The checkpointed config the node is actively using."),
+          assigned: nodeConfigSourceSchema.optional().describe("The checkpointed config the node will try to use."),
+          error: optionalString("Any problem in reconciling the assigned config with the active config."),
+          lastKnownGood: nodeConfigSourceSchema.optional().describe("The config the node falls back to when the assigned one is broken."),
+        })
+        .meta({ description: "NodeConfigStatus describes the status of the config assigned by Node.Spec.ConfigSource." })
+        .optional()
+        .describe("Status of the config assigned to the node."),
       daemonEndpoints: z
         .object({ kubeletEndpoint: z.object({ Port: int32().optional().describe("Port number of the given endpoint.") }).optional() })
         .optional()
         .describe("Endpoints of daemons running on the Node."),
-      features: z.record(z.string(), z.unknown()).optional().describe("Features supported by the node agent."),
+      features: z
+        .object({ supplementalGroupsPolicy: optionalBoolean("Whether the node supports the SupplementalGroupsPolicy field.") })
+        .meta({ description: "NodeFeatures describes the set of features implemented by the CRI implementation." })
+        .optional()
+        .describe("Features supported by the node agent."),
       images: listType(z.array(z.object({ names: listType(z.array(z.string()), "atomic").optional(), sizeBytes: int64().optional() })), "atomic")
         .optional()
         .describe("List of container images on this node."),
       nodeInfo: nodeSystemInfoSchema.optional().describe("Set of ids/uuids to uniquely identify the node."),
       phase: optionalString("Deprecated: NodePhase is the recently observed lifecycle phase of the node."),
-      runtimeHandlers: listType(z.array(z.record(z.string(), z.unknown())), "atomic")
+      runtimeHandlers: listType(
+        z.array(
+          z
+            .object({
+              features: z
+                .object({
+                  recursiveReadOnlyMounts: optionalBoolean("Whether the runtime handler supports RecursiveReadOnlyMounts."),
+                  userNamespaces: optionalBoolean("Whether the runtime handler supports user namespaces, including for volumes."),
+                })
+                .meta({ description: "NodeRuntimeHandlerFeatures is a set of features implemented by the runtime handler." })
+                .optional()
+                .describe("Supported features."),
+              name: optionalString("Runtime handler name; empty for the default runtime handler."),
+            })
+            .meta({ description: "NodeRuntimeHandler is a set of runtime handler information." }),
+        ),
+        "atomic",
+      )
         .optional()
         .describe("The available runtime handlers."),
       volumesAttached: listType(

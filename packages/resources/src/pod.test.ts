@@ -39,14 +39,14 @@ function check(object: APIObject): FieldError[] {
 const causes = (errors: FieldError[]) => errors.map((e) => ({ field: e.field, type: e.type }));
 
 describe("Pod", () => {
-  it("is a namespaced core v1 kind with short name po and status, binding and eviction", () => {
+  it("is a namespaced core v1 kind with short name po, status, binding, eviction and the connect sub-resources", () => {
     expect(podType).toMatchObject({
       group: "",
       resource: "pods",
       kind: "Pod",
       scope: "Namespaced",
       shortNames: ["po"],
-      subresources: ["status", "binding", "eviction"],
+      subresources: ["status", "binding", "eviction", "ephemeralcontainers", "log", "exec", "attach", "portforward", "proxy"],
     });
     expect(Object.keys(podType.strategy?.actions ?? {})).toEqual(["binding", "eviction"]);
   });

@@ -1,6 +1,6 @@
 /**
- * Pod (core `v1`, namespaced, short name `po`, sub-resources `status`, `binding` and
- * `eviction`): containers and the volumes they mount, with the reference's defaults, its
+ * Pod (core `v1`, namespaced, short name `po`, sub-resources `status`, `binding`, `eviction`
+ * and `ephemeralcontainers`, which may only add ephemeral containers): containers and the volumes they mount, with the reference's defaults, its
  * validation (every volume source the reference knows), its update rules (the spec is immutable but for
  * images, `activeDeadlineSeconds` and added tolerations), its field selectors and its Table.
  * @module
@@ -20,7 +20,6 @@ import {
   validateDNS1123Label,
   validateDNS1123Subdomain,
   validateLabels,
-  validateQualifiedName,
   type APIObject,
   type FieldError,
   type Status,
@@ -51,10 +50,41 @@ import {
   validateVolumes,
   volumeSchema,
 } from "./internal/workloads-volumes.js";
+import {
+  affinitySchema,
+  containerResizePolicySchema,
+  containerStateSchema,
+  envFromSourceSchema,
+  hostAliasSchema,
+  lifecycleSchema,
+  podDNSConfigSchema,
+  podResourceClaimSchema,
+  podSecurityContextSchema,
+  probeSchema,
+  securityContextSchema,
+  topologySpreadConstraintSchema,
+} from "./internal/pod-fields.js";
+import {
+  defaultContainerHandlers,
+  validateAffinity,
+  validateContainerSecurityContext,
+  validateHostAliases,
+  validateLifecycle,
+  validateOS,
+  validatePodDNSConfig,
+  validatePodResourceClaims,
+  validatePodSecurityContext,
+  validateProbe,
+  validateReadinessGates,
+  validateResizePolicy,
+  validateSchedulingGates,
+  validateTopologySpreadConstraints,
+} from "./internal/pod-field-rules.js";
 import type { ActionSubresource, ResourceType, StrategyContext } from "./resource-type.js";
 import { int32, int64, named, optionalBoolean, optionalString, stringMap, time } from "./schema/fields.js";
 import { kindSchema } from "./schema/object-meta.js";
 import { checkPodDisruptionBudgets } from "./pod-disruption-budget.js";
+import { podConnectSubresources } from "./pod-connect.js";
 import { deleteOptionsSchema } from "./schema/shared-kinds.js";
 
 export {
@@ -67,8 +97,6 @@ export {
   defaultVolumes,
   type VolumeContext,
 } from "./internal/workloads-volumes.js";
-
-const anyObject = (d: string) => z.record(z.string(), z.unknown()).optional().describe(d);
 
 /** `ContainerPort`: a network port of a container. */
 export const containerPortSchema = named(
@@ -161,25 +189,21 @@ export const containerSchema = named(
       env: patchStrategy(listType(z.array(envVarSchema), "map", ["name"]), "merge", "name")
         .optional()
         .describe("Environment variables to set in the container."),
-      envFrom: listType(z.array(z.record(z.string(), z.unknown())), "atomic")
-        .optional()
-        .describe("Sources to populate environment variables in the container."),
+      envFrom: listType(z.array(envFromSourceSchema), "atomic").optional().describe("Sources to populate environment variables in the container."),
       image: optionalString("Container image name."),
       imagePullPolicy: optionalString("Always, Never or IfNotPresent; Always for :latest, else IfNotPresent."),
-      lifecycle: anyObject("Actions the management system takes in response to container lifecycle events."),
-      livenessProbe: anyObject("Periodic probe of container liveness."),
+      lifecycle: lifecycleSchema.optional().describe("Actions the management system takes in response to container lifecycle events."),
+      livenessProbe: probeSchema.optional().describe("Periodic probe of container liveness."),
       name: optionalString("Name of the container, a DNS label unique within the pod."),
       ports: patchStrategy(listType(z.array(containerPortSchema), "map", ["containerPort", "protocol"]), "merge", "containerPort")
         .optional()
         .describe("Ports to expose from the container."),
-      readinessProbe: anyObject("Periodic probe of container service readiness."),
-      resizePolicy: listType(z.array(z.record(z.string(), z.unknown())), "atomic")
-        .optional()
-        .describe("Resources resize policy for the container."),
+      readinessProbe: probeSchema.optional().describe("Periodic probe of container service readiness."),
+      resizePolicy: listType(z.array(containerResizePolicySchema), "atomic").optional().describe("Resources resize policy for the container."),
       resources: resourceRequirementsSchema.optional().describe("Compute resources required by this container."),
       restartPolicy: optionalString("Restart behaviour of an init container: Always."),
-      securityContext: anyObject("Security options the container should be run with."),
-      startupProbe: anyObject("Indicates that the pod has successfully initialized."),
+      securityContext: securityContextSchema.optional().describe("Security options the container should be run with."),
+      startupProbe: probeSchema.optional().describe("Indicates that the pod has successfully initialized."),
       stdin: optionalBoolean("Allocate a buffer for stdin."),
       stdinOnce: optionalBoolean("Close stdin after the first attach."),
       terminationMessagePath: optionalString("Path of the file the termination message is written to, default /dev/termination-log."),
@@ -205,31 +229,32 @@ export const containerSchema = named(
   "api.core.v1.Container",
 );
 
+/** `EphemeralContainer`: a container added to a running pod for debugging (no ports, probes, lifecycle or resources). */
+export const ephemeralContainerSchema = named(
+  containerSchema.extend({ targetContainerName: optionalString("The name of the container in the pod whose namespaces this container shares.") }).meta({
+    description: "An EphemeralContainer is a temporary container added to an existing pod for user-initiated activities such as debugging.",
+    required: ["name"],
+  }),
+  "api.core.v1.EphemeralContainer",
+);
+
 /** `PodSpec`. */
 export const podSpecSchema = named(
   z
     .object({
       activeDeadlineSeconds: int64().optional().describe("Duration in seconds the pod may be active on the node; positive."),
-      affinity: anyObject("The pod's scheduling constraints."),
+      affinity: affinitySchema.optional().describe("The pod's scheduling constraints."),
       automountServiceAccountToken: optionalBoolean("Whether a service account token should be automatically mounted."),
       containers: patchStrategy(listType(z.array(containerSchema), "map", ["name"]), "merge", "name")
         .optional()
         .describe("List of containers belonging to the pod; at least one."),
-      dnsConfig: anyObject("DNS parameters of a pod."),
+      dnsConfig: podDNSConfigSchema.optional().describe("DNS parameters of a pod."),
       dnsPolicy: optionalString("ClusterFirstWithHostNet, ClusterFirst (default), Default or None."),
       enableServiceLinks: optionalBoolean("Whether information about services should be injected into pod's environment variables, default true."),
-      ephemeralContainers: patchStrategy(listType(z.array(z.record(z.string(), z.unknown())), "map", ["name"]), "merge", "name")
+      ephemeralContainers: patchStrategy(listType(z.array(ephemeralContainerSchema), "map", ["name"]), "merge", "name")
         .optional()
         .describe("Ephemeral containers run in this pod (through the ephemeralcontainers sub-resource)."),
-      hostAliases: patchStrategy(
-        listType(
-          z.array(z.object({ hostnames: listType(z.array(z.string()), "atomic").optional(), ip: optionalString("IP address of the host file entry.") })),
-          "map",
-          ["ip"],
-        ),
-        "merge",
-        "ip",
-      )
+      hostAliases: patchStrategy(listType(z.array(hostAliasSchema), "map", ["ip"]), "merge", "ip")
         .optional()
         .describe("Hosts and IPs injected into the pod's hosts file."),
       hostIPC: optionalBoolean("Use the host's ipc namespace."),
@@ -256,16 +281,17 @@ export const podSpecSchema = named(
       readinessGates: listType(z.array(z.object({ conditionType: optionalString("A condition type of the pod's conditions.") })), "atomic")
         .optional()
         .describe("Pod readiness gates."),
-      resourceClaims: patchStrategy(listType(z.array(z.record(z.string(), z.unknown())), "map", ["name"]), "merge,retainKeys", "name")
+      resourceClaims: patchStrategy(listType(z.array(podResourceClaimSchema), "map", ["name"]), "merge,retainKeys", "name")
         .optional()
         .describe("Resource claims of the pod."),
+      resources: resourceRequirementsSchema.optional().describe("The total resources of the pod (pod-level requests and limits)."),
       restartPolicy: optionalString("Always (default), OnFailure or Never."),
       runtimeClassName: optionalString("The RuntimeClass used to run this pod."),
       schedulerName: optionalString("The scheduler that dispatches the pod, default default-scheduler."),
       schedulingGates: patchStrategy(listType(z.array(z.object({ name: optionalString("Name of the scheduling gate.") })), "map", ["name"]), "merge", "name")
         .optional()
         .describe("Gates that block scheduling while present."),
-      securityContext: anyObject("Pod-level security attributes."),
+      securityContext: podSecurityContextSchema.optional().describe("Pod-level security attributes."),
       serviceAccount: optionalString("Deprecated alias of serviceAccountName."),
       serviceAccountName: optionalString("The service account the pod runs as."),
       setHostnameAsFQDN: optionalBoolean("The pod's hostname is its FQDN."),
@@ -274,7 +300,7 @@ export const podSpecSchema = named(
       terminationGracePeriodSeconds: int64().optional().describe("Seconds the pod needs to terminate gracefully, default 30."),
       tolerations: listType(z.array(tolerationSchema), "atomic").optional().describe("The pod's tolerations."),
       topologySpreadConstraints: patchStrategy(
-        listType(z.array(z.record(z.string(), z.unknown())), "map", ["topologyKey", "whenUnsatisfiable"]),
+        listType(z.array(topologySpreadConstraintSchema), "map", ["topologyKey", "whenUnsatisfiable"]),
         "merge",
         "topologyKey",
       )
@@ -308,15 +334,80 @@ export const podConditionSchema = named(
 export const containerStatusSchema = named(
   z
     .object({
+      allocatedResources: resourceList().optional().describe("The compute resources allocated for this container by the node."),
+      allocatedResourcesStatus: listType(
+        z.array(
+          z
+            .object({
+              name: optionalString("The resource name: a resource of the container's requests, or claim:<claim>/<request>."),
+              resources: listType(
+                z.array(
+                  z
+                    .object({
+                      health: optionalString("Healthy, Unhealthy or Unknown."),
+                      resourceID: optionalString("The unique identifier of the resource."),
+                    })
+                    .meta({ description: "ResourceHealth represents the health of a resource.", required: ["resourceID"] }),
+                ),
+                "map",
+                ["resourceID"],
+              )
+                .optional()
+                .describe("The health of each resource of this name."),
+            })
+            .meta({ description: "ResourceStatus represents the status of a single resource allocated to a Pod.", required: ["name"] }),
+        ),
+        "map",
+        ["name"],
+      )
+        .optional()
+        .describe("The status of the resources allocated to this container."),
       containerID: optionalString("Container's ID in the format '<type>://<container_id>'."),
       image: optionalString("The image the container is running."),
       imageID: optionalString("The image ID of the container's image."),
-      lastState: anyObject("Details about the container's last termination condition."),
+      lastState: containerStateSchema.optional().describe("Details about the container's last termination condition."),
       name: optionalString("Name of the container."),
       ready: optionalBoolean("Whether the container passed its readiness probe."),
       restartCount: int32().optional().describe("The number of times the container has been restarted."),
+      resources: resourceRequirementsSchema.optional().describe("The compute resource requests and limits applied to the running container."),
       started: optionalBoolean("Whether the container has finished its postStart hook and passed its startup probe."),
-      state: anyObject("Details about the container's current condition: waiting, running or terminated."),
+      state: containerStateSchema.optional().describe("Details about the container's current condition: waiting, running or terminated."),
+      stopSignal: optionalString("The signal the container is stopped with."),
+      user: z
+        .object({
+          linux: z
+            .object({
+              gid: int64().optional().describe("The primary GID of the first process of the container."),
+              supplementalGroups: listType(z.array(int64()), "atomic").optional().describe("The supplemental groups of the first process of the container."),
+              uid: int64().optional().describe("The primary UID of the first process of the container."),
+            })
+            .meta({ description: "LinuxContainerUser represents user identity information in Linux containers", required: ["uid", "gid"] })
+            .optional()
+            .describe("The identity of the first process of a Linux container."),
+        })
+        .meta({ description: "ContainerUser represents user identity information" })
+        .optional()
+        .describe("The user identity of the container's first process, as the runtime reports it."),
+      volumeMounts: patchStrategy(
+        listType(
+          z.array(
+            z
+              .object({
+                mountPath: optionalString("Path within the container at which the volume was mounted."),
+                name: optionalString("The name of the mounted volume."),
+                readOnly: optionalBoolean("Whether the volume is mounted read-only."),
+                recursiveReadOnly: optionalString("Disabled or Enabled."),
+              })
+              .meta({ description: "VolumeMountStatus shows status of volume mounts.", required: ["name", "mountPath"] }),
+          ),
+          "map",
+          ["mountPath"],
+        ),
+        "merge",
+        "mountPath",
+      )
+        .optional()
+        .describe("The status of the container's volume mounts."),
     })
     .meta({
       description: "ContainerStatus contains details for the current status of this container.",
@@ -352,6 +443,24 @@ export const podStatusSchema = named(
       qosClass: optionalString("Guaranteed, Burstable or BestEffort."),
       reason: optionalString("A brief CamelCase message indicating details about why the pod is in this state."),
       resize: optionalString("Status of the desired resource resize."),
+      resourceClaimStatuses: patchStrategy(
+        listType(
+          z.array(
+            z
+              .object({
+                name: optionalString("The name of a resource claim of the pod's spec."),
+                resourceClaimName: optionalString("The name of the ResourceClaim generated for the pod, if any."),
+              })
+              .meta({ description: "PodResourceClaimStatus is stored in the PodStatus for each PodResourceClaim.", required: ["name"] }),
+          ),
+          "map",
+          ["name"],
+        ),
+        "merge,retainKeys",
+        "name",
+      )
+        .optional()
+        .describe("The status of the resource claims."),
       startTime: time().optional().describe("When the object was acknowledged by the node agent."),
     })
     .meta({ description: "PodStatus represents information about the status of a pod." }),
@@ -388,6 +497,10 @@ function containersOf(s: Record<string, unknown>): Record<string, unknown>[] {
   return [...list(s["initContainers"]), ...list(s["containers"])].map((c) => record(c) ?? {});
 }
 
+function allContainersOf(s: Record<string, unknown>): Record<string, unknown>[] {
+  return [...containersOf(s), ...list(s["ephemeralContainers"]).map((c) => record(c) ?? {})];
+}
+
 function setDefault(target: Record<string, unknown>, key: string, value: unknown): void {
   if (target[key] === undefined) target[key] = value;
 }
@@ -408,7 +521,9 @@ function defaultPullPolicy(image: string): string {
  * `terminationMessagePath` /dev/termination-log, `terminationMessagePolicy` File,
  * `imagePullPolicy` (Always for `:latest` or no tag, else IfNotPresent), port `protocol` TCP
  * (`hostPort` = `containerPort` with host networking), requests default to limits, `fieldRef`
- * `apiVersion` v1; and the volume defaults of `defaultVolumes`.
+ * `apiVersion` v1, probe timing (timeout 1, period 10, success 1, failure 3) and `httpGet`
+ * path `/` and scheme HTTP in probes and lifecycle hooks (ephemeral containers included); and
+ * the volume defaults of `defaultVolumes`.
  */
 export function defaultPod(object: APIObject): void {
   const s = spec(object);
@@ -423,7 +538,8 @@ export function defaultPod(object: APIObject): void {
     s["serviceAccountName"] = sa;
     s["serviceAccount"] = sa;
   }
-  for (const c of containersOf(s)) {
+  for (const c of allContainersOf(s)) {
+    defaultContainerHandlers(c);
     setDefault(c, "terminationMessagePath", "/dev/termination-log");
     setDefault(c, "terminationMessagePolicy", "File");
     setDefault(c, "imagePullPolicy", defaultPullPolicy(str(c["image"])));
@@ -624,8 +740,52 @@ function validateResources(resources: unknown, path: FieldPath): FieldError[] {
   return errors;
 }
 
-function validateContainers(containers: unknown, path: FieldPath, volumes: ReadonlySet<string>, names: Set<string>): FieldError[] {
+function validateEnvFrom(envFrom: unknown, path: FieldPath): FieldError[] {
   const errors: FieldError[] = [];
+  list(envFrom).forEach((item, i) => {
+    const e = record(item) ?? {};
+    const at = path.index(i);
+    const prefix = str(e["prefix"]);
+    if (prefix !== "" && !/^[-._a-zA-Z][-._a-zA-Z0-9]*$/.test(prefix)) errors.push(invalidField(at.child("prefix"), prefix, envVarNameMessage));
+    let count = 0;
+    for (const k of ["configMapRef", "secretRef"]) {
+      const ref = record(e[k]);
+      if (!ref) continue;
+      count++;
+      const name = str(ref["name"]);
+      if (name === "") errors.push(requiredField(at.child(k).child("name")));
+      else errors.push(...validateDNS1123Subdomain(name, at.child(k).child("name")));
+    }
+    if (count === 0) errors.push(invalidField(path, "", "must specify one of: `configMapRef` or `secretRef`"));
+    else if (count > 1) errors.push(invalidField(path, "", "may not have more than one field specified at a time"));
+  });
+  return errors;
+}
+
+/** What the rules of one container need to know of its pod. */
+interface ContainerContext {
+  volumes: ReadonlySet<string>;
+  names: Set<string>;
+  /** The pod's `terminationGracePeriodSeconds`, the bound of a `sleep` hook. */
+  grace: number | undefined;
+  restartPolicy: string;
+  /** False when the pod has its own user namespace (`hostUsers: false`). */
+  hostUsers: boolean;
+}
+
+// The fields an ephemeral container may not set (the reference allows a list of the others).
+const ephemeralForbidden = ["ports", "resources", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "resizePolicy", "restartPolicy"];
+
+function validateContainerHandlers(c: Record<string, unknown>, at: FieldPath, ctx: ContainerContext): FieldError[] {
+  const errors: FieldError[] = [];
+  if (c["lifecycle"] !== undefined) errors.push(...validateLifecycle(c["lifecycle"], ctx.grace, at.child("lifecycle")));
+  for (const kind of ["livenessProbe", "readinessProbe", "startupProbe"] as const) errors.push(...validateProbe(kind, c[kind], ctx.grace, at.child(kind)));
+  return errors;
+}
+
+function validateContainers(containers: unknown, path: FieldPath, kind: "regular" | "init" | "ephemeral", ctx: ContainerContext): FieldError[] {
+  const errors: FieldError[] = [];
+  const { volumes, names } = ctx;
   list(containers).forEach((item, i) => {
     const c = record(item) ?? {};
     const at = path.index(i);
@@ -645,8 +805,37 @@ function validateContainers(containers: unknown, path: FieldPath, volumes: Reado
     else if (!pullPolicies.includes(pull)) errors.push(notSupportedField(at.child("imagePullPolicy"), pull, pullPolicies));
     errors.push(...validatePorts(c["ports"], at.child("ports")));
     errors.push(...validateEnv(c["env"], at.child("env")));
+    errors.push(...validateEnvFrom(c["envFrom"], at.child("envFrom")));
     errors.push(...validateVolumeMounts(c["volumeMounts"], volumes, at.child("volumeMounts")));
     errors.push(...validateResources(c["resources"], at.child("resources")));
+    errors.push(...validateResizePolicy(c["resizePolicy"], ctx.restartPolicy, at.child("resizePolicy")));
+    errors.push(...validateContainerSecurityContext(c["securityContext"], ctx.hostUsers, at.child("securityContext")));
+    const restart = c["restartPolicy"];
+    if (kind === "regular") {
+      errors.push(...validateContainerHandlers(c, at, ctx));
+      if (restart !== undefined) errors.push(forbiddenField(at.child("restartPolicy"), "may not be set for non-init containers"));
+    } else if (kind === "init") {
+      if (restart !== undefined && restart !== "Always") errors.push(notSupportedField(at.child("restartPolicy"), restart, ["Always"]));
+      if (restart === "Always") errors.push(...validateContainerHandlers(c, at, ctx));
+      else {
+        for (const k of ["lifecycle", "livenessProbe", "readinessProbe", "startupProbe"]) {
+          if (c[k] !== undefined) errors.push(forbiddenField(at.child(k), "may not be set for init containers without restartPolicy=Always"));
+        }
+      }
+    } else {
+      const target = str(c["targetContainerName"]);
+      if (target !== "" && !ctx.names.has(target)) errors.push(invalidField(at.child("targetContainerName"), target, "not found"));
+      for (const k of ephemeralForbidden) {
+        const v = c[k];
+        const empty = v === undefined || (Array.isArray(v) && v.length === 0) || (record(v) !== undefined && Object.keys(record(v) ?? {}).length === 0);
+        if (!empty) errors.push(forbiddenField(at.child(k), "cannot be set for an Ephemeral Container"));
+      }
+      list(c["volumeMounts"]).forEach((m, j) => {
+        for (const k of ["subPath", "subPathExpr"]) {
+          if (str(record(m)?.[k]) !== "") errors.push(forbiddenField(at.child("volumeMounts").index(j).child(k), "cannot be set for an Ephemeral Container"));
+        }
+      });
+    }
   });
   return errors;
 }
@@ -656,24 +845,47 @@ function validateContainers(containers: unknown, path: FieldPath, volumes: Reado
  * as the reference's `ValidatePodSpec`: the volumes (names, exactly one source, each source's
  * rules), at least one container, container names unique DNS labels, images, ports, env,
  * resources, mounts naming a volume, `restartPolicy`, `dnsPolicy`, `activeDeadlineSeconds`,
- * node selector labels, service account and node names, hostname and subdomain, tolerations.
- * Expects a defaulted object (see {@link defaultPod}).
+ * node selector labels, service account and node names, hostname and subdomain, tolerations,
+ * probes and lifecycle handlers, security contexts, affinity, topology spread constraints, DNS
+ * configuration, resize policies, resource claims, readiness and scheduling gates, host aliases,
+ * the OS and ephemeral containers. Expects a defaulted object (see {@link defaultPod}).
  */
 export function validatePod(object: APIObject, ctx?: Pick<StrategyContext, "domain">): FieldError[] {
   const s = record(object["spec"]) ?? {};
   const path = FieldPath.root("spec");
   const { errors, names: volumeNames } = validateVolumes(s["volumes"], path.child("volumes"), { domain: ctx?.domain ?? "orch.io" });
-  const containerNames = new Set<string>();
-  errors.push(...validateContainers(s["initContainers"], path.child("initContainers"), volumeNames, containerNames));
-  if (list(s["containers"]).length === 0) errors.push(requiredField(path.child("containers")));
-  errors.push(...validateContainers(s["containers"], path.child("containers"), volumeNames, containerNames));
+  const grace = s["terminationGracePeriodSeconds"];
   const restart = str(s["restartPolicy"]);
+  const hostUsers = s["hostUsers"] !== false;
+  const containerCtx: ContainerContext = {
+    volumes: volumeNames,
+    names: new Set<string>(),
+    grace: typeof grace === "number" ? grace : undefined,
+    restartPolicy: restart,
+    hostUsers,
+  };
+  errors.push(...validatePodResourceClaims(s["resourceClaims"], path.child("resourceClaims")));
+  errors.push(...validateContainers(s["initContainers"], path.child("initContainers"), "init", containerCtx));
+  if (list(s["containers"]).length === 0) errors.push(requiredField(path.child("containers")));
+  errors.push(...validateContainers(s["containers"], path.child("containers"), "regular", containerCtx));
+  errors.push(...validateContainers(s["ephemeralContainers"], path.child("ephemeralContainers"), "ephemeral", containerCtx));
   if (restart === "") errors.push(requiredField(path.child("restartPolicy")));
   else if (!restartPolicies.includes(restart)) errors.push(notSupportedField(path.child("restartPolicy"), restart, restartPolicies));
   const dns = str(s["dnsPolicy"]);
   if (dns === "") errors.push(requiredField(path.child("dnsPolicy")));
   else if (!dnsPolicies.includes(dns)) errors.push(notSupportedField(path.child("dnsPolicy"), dns, dnsPolicies));
-  if (dns === "None" && !record(s["dnsConfig"])) errors.push(requiredField(path.child("dnsConfig"), "must provide `dnsConfig` when `dnsPolicy` is None"));
+  errors.push(...validatePodSecurityContext(s["securityContext"], s, path.child("securityContext")));
+  errors.push(...validateAffinity(s["affinity"], path.child("affinity")));
+  errors.push(...validatePodDNSConfig(s["dnsConfig"], dns, path.child("dnsConfig")));
+  errors.push(...validateReadinessGates(s["readinessGates"], path.child("readinessGates")));
+  errors.push(...validateTopologySpreadConstraints(s["topologySpreadConstraints"], path.child("topologySpreadConstraints")));
+  errors.push(...validateHostAliases(s["hostAliases"], path.child("hostAliases")));
+  errors.push(...validateOS(s["os"], path.child("os")));
+  if (!hostUsers) {
+    for (const f of ["hostNetwork", "hostPID", "hostIPC"]) {
+      if (s[f] === true) errors.push(forbiddenField(path.child(f === "hostNetwork" ? f : f.replace("host", "Host")), "when `pod.Spec.HostUsers` is false"));
+    }
+  }
   const deadline = s["activeDeadlineSeconds"];
   if (typeof deadline === "number" && (deadline < 1 || deadline > 2147483647)) {
     errors.push(invalidField(path.child("activeDeadlineSeconds"), deadline, "must be between 1 and 2147483647, inclusive"));
@@ -688,16 +900,13 @@ export function validatePod(object: APIObject, ctx?: Pick<StrategyContext, "doma
     const v = str(s[f]);
     if (v !== "") errors.push(...validateDNS1123Label(v, path.child(f)));
   }
-  const grace = s["terminationGracePeriodSeconds"];
   if (typeof grace === "number" && grace < 0)
     errors.push(invalidField(path.child("terminationGracePeriodSeconds"), grace, "must be greater than or equal to 0"));
   errors.push(...validateTolerations(s["tolerations"], path.child("tolerations")));
   list(s["imagePullSecrets"]).forEach((ref, i) => {
     if (str(record(ref)?.["name"]) === "") errors.push(requiredField(path.child("imagePullSecrets").index(i).child("name")));
   });
-  list(s["schedulingGates"]).forEach((gate, i) => {
-    errors.push(...validateQualifiedName(str(record(gate)?.["name"]), path.child("schedulingGates").index(i).child("name")));
-  });
+  errors.push(...validateSchedulingGates(s["schedulingGates"], path.child("schedulingGates")));
   return errors;
 }
 
@@ -797,6 +1006,35 @@ export function validatePodBindingUpdate(object: APIObject, old: APIObject): Fie
   delete s["nodeName"];
   delete o["nodeName"];
   return jsonEqual(s, o) ? [] : [forbiddenField(FieldPath.root("spec"), podSpecUpdateMessage)];
+}
+
+/**
+ * The rules of a write to `pods/{name}/ephemeralcontainers` (the reference's
+ * `ValidatePodEphemeralContainersUpdate`, beyond the pod's own rules): ephemeral containers may
+ * only be added; an existing one removed or changed is forbidden at `spec.ephemeralContainers`.
+ */
+export function validatePodEphemeralContainersUpdate(object: APIObject, old: APIObject): FieldError[] {
+  const path = FieldPath.root("spec").child("ephemeralContainers");
+  const now = new Map(list(record(object["spec"])?.["ephemeralContainers"]).map((c) => [str(record(c)?.["name"]), c] as const));
+  const errors: FieldError[] = [];
+  for (const c of list(record(old["spec"])?.["ephemeralContainers"])) {
+    const name = str(record(c)?.["name"]);
+    const next = now.get(name);
+    if (next === undefined) errors.push(forbiddenField(path, `existing ephemeral containers ${JSON.stringify(name)} may not be removed\n`));
+    else if (!jsonEqual(next, c)) errors.push(forbiddenField(path, `existing ephemeral containers ${JSON.stringify(name)} may not be changed\n`));
+  }
+  return errors;
+}
+
+// A write to the ephemeralcontainers sub-resource changes only spec.ephemeralContainers.
+function prepareForEphemeralContainersUpdate(object: APIObject, old: APIObject): void {
+  const ephemeral = record(object["spec"])?.["ephemeralContainers"];
+  const s = structuredClone(record(old["spec"]) ?? {});
+  if (ephemeral === undefined) delete s["ephemeralContainers"];
+  else s["ephemeralContainers"] = ephemeral;
+  object["spec"] = s;
+  if (old["status"] !== undefined) object["status"] = structuredClone(old["status"]);
+  else delete object["status"];
 }
 
 function prepareForCreate(object: APIObject): void {
@@ -950,7 +1188,7 @@ export const podType: ResourceType = {
   categories: ["all"],
   scope: "Namespaced",
   versions: [{ name: "v1", schema: podV1Schema, storage: true }],
-  subresources: ["status", "binding", "eviction"],
+  subresources: ["status", "binding", "eviction", "ephemeralcontainers", "log", "exec", "attach", "portforward", "proxy"],
   strategy: {
     defaults: (object) => defaultPod(object),
     prepareForCreate,
@@ -961,9 +1199,16 @@ export const podType: ResourceType = {
     validateUpdate: (object, old) => validatePodUpdate(object, old),
     validateStatusUpdate: (object) => validatePodStatusUpdate(object),
     actions: { binding: podBindingAction, eviction: podEvictionAction },
+    connect: podConnectSubresources,
     // The parent write of the binding action: only what binding sets (nodeName, annotations,
     // the PodScheduled condition) changes, so the spec-immutability rule of updates does not apply.
-    subresourceStrategies: { binding: { validateUpdate: (object, old) => validatePodBindingUpdate(object, old) } },
+    subresourceStrategies: {
+      binding: { validateUpdate: (object, old) => validatePodBindingUpdate(object, old) },
+      ephemeralcontainers: {
+        prepareForUpdate: prepareForEphemeralContainersUpdate,
+        validateUpdate: (object, old, ctx) => [...validatePod(object, ctx), ...validatePodEphemeralContainersUpdate(object, old)],
+      },
+    },
     selectableFields: (object) => {
       const s = record(object["spec"]) ?? {};
       const status = record(object["status"]) ?? {};

@@ -9,11 +9,13 @@ import { clusterResources } from "./catalog/cluster.js";
 import { storageResources } from "./catalog/storage.js";
 import { workloadsResources } from "./catalog/workloads.js";
 import { configMapType } from "./config-map.js";
+import { endpointSliceType } from "./endpoint-slice.js";
 import { eventType } from "./event.js";
+import { eventsEventType } from "./events-event.js";
 import { leaseType } from "./lease.js";
 import { namespaceType } from "./namespace.js";
 import { parseAPIVersion, type GroupVersionKind } from "@orch/meta";
-import type { ActionSubresource, ResourceType, ResourceVersion } from "./resource-type.js";
+import type { ActionSubresource, ConnectMethod, ResourceType, ResourceVersion } from "./resource-type.js";
 import { secretType } from "./secret.js";
 
 /** The built-in kinds: Namespace, ConfigMap, Secret, Event (core `v1`) and Lease (`coordination.{domain}/v1`). */
@@ -27,6 +29,8 @@ export const builtinResources: readonly ResourceType[] = [
   ...storageResources,
   ...clusterResources,
   ...accessResources,
+  endpointSliceType,
+  eventsEventType,
 ];
 
 /** A resource type as the registry serves it: its resolved group (`coordination.orch.io`, `""` for core). */
@@ -65,14 +69,27 @@ export function actionKindOf(action: ActionSubresource, domain: string): GroupVe
   return { ...parseAPIVersion(resolveGroup(action.apiVersion, domain)), kind: action.kind };
 }
 
+/** The verb of each method of a connect sub-resource, as discovery lists them (HEAD adds none). */
+const connectMethodVerbs: Readonly<Record<ConnectMethod, readonly string[]>> = {
+  GET: ["get"],
+  POST: ["create"],
+  PUT: ["update"],
+  PATCH: ["patch"],
+  DELETE: ["delete"],
+  HEAD: [],
+};
+
 /**
  * The verbs sub-resource `sub` of `type` answers: `create` for an action (`pods/eviction`), the
+ * verbs of a connect sub-resource's methods (`pods/exec`: `create`, `get`), the
  * verbs its strategy names (Namespace `finalize`: `update`), else `get`, `patch` and `update`
  * (`status`), sorted as discovery lists them.
  */
 export function subresourceVerbsOf(type: ResourceType, sub: string): string[] {
   const strategy = type.strategy;
   if (strategy?.actions?.[sub]) return ["create"];
+  const connect = strategy?.connect?.[sub];
+  if (connect) return [...new Set(connect.methods.flatMap((m) => connectMethodVerbs[m]))].sort();
   return [...(strategy?.subresourceStrategies?.[sub]?.verbs ?? ["get", "update", "patch"])].sort();
 }
 

@@ -49,8 +49,13 @@ export interface ResourceVersion {
    * version lacks).
    */
   toStorage?(object: APIObject): APIObject;
-  /** Converts a stored object to this version (the result carries this version's `apiVersion`). */
-  fromStorage?(object: APIObject): APIObject;
+  /**
+   * Converts a stored object to this version (the result carries this version's `apiVersion`).
+   * `apiVersion` is that `apiVersion` as the server serves it, with the domain resolved, for
+   * kinds whose stored objects do not carry it (a {@link ResourceType.storedAs} kind); absent
+   * where a caller has no server.
+   */
+  fromStorage?(object: APIObject, apiVersion?: string): APIObject;
 }
 
 /** A Table column and how a cell is computed from an object. */
@@ -260,6 +265,49 @@ export interface ActionSubresource {
   act(parent: APIObject, body: APIObject, ctx: StrategyContext): ActionResult | FieldError[] | Promise<ActionResult | FieldError[]>;
 }
 
+/** An HTTP method a {@link ConnectSubresource} answers (`OPTIONS` is not routed to resources). */
+export type ConnectMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
+
+/**
+ * Where a {@link ConnectSubresource} would take a request. `empty`: nothing to connect to, the
+ * answer is a 200 with an empty body of `contentType` (the log of a pod not yet scheduled).
+ * `backend`: a node agent or a pod at `host` (`10.0.0.5:10250`), reached over `location`; the
+ * server answers what the reference answers when that backend cannot be reached, the error
+ * shaped by `via`: `stream` (a read streamed from the backend, Pod `log`), `dial` (an upgraded
+ * connection, Pod `exec`, `attach`, `portforward`) or `proxy` (a proxied request, Pod `proxy`).
+ * With `upgradeRequired`, a request that does not ask for a protocol upgrade is refused 400 first.
+ */
+export type ConnectTarget =
+  { type: "empty"; contentType: string } | { type: "backend"; via: "stream" | "dial" | "proxy"; host: string; location: string; upgradeRequired: boolean };
+
+/**
+ * A sub-resource served by connecting the caller to something outside the server (Pod `log`,
+ * `exec`, `attach`, `portforward`, `proxy`): the reference's connecters and readers with options.
+ * The server decodes the query with {@link options} (before it reads anything), then asks
+ * {@link locate} where the request would go.
+ */
+export interface ConnectSubresource {
+  /** The kind discovery names for it (`PodExecOptions`; `Pod` for `log`, which answers a Pod's log). */
+  kind: string;
+  /** The methods it answers; discovery lists them as verbs (GET `get`, POST `create`, ...). */
+  methods: readonly ConnectMethod[];
+  /** True when a path may follow the sub-resource (`pods/x/proxy/metrics`); it is given to {@link options}. */
+  subpath?: boolean;
+  /** True for a read with options (`log`): `dryRun` is ignored, where a connection refuses it (400). */
+  read?: boolean;
+  /**
+   * The options of a request from its query (and sub-path).
+   * @throws StatusError 400 for a parameter that does not convert, 422 for invalid options.
+   */
+  options(query: URLSearchParams, subpath: string, name: string): Record<string, unknown>;
+  /**
+   * Where the request for the object `name` (which may carry more, as a proxy's `name:port`)
+   * in `namespace` would go, reading what it needs through `ctx.get`.
+   * @throws StatusError 404 for a missing object, 400 when the object cannot be connected to.
+   */
+  locate(namespace: string, name: string, options: Record<string, unknown>, ctx: StrategyContext): Promise<ConnectTarget>;
+}
+
 /** What an {@link ActionSubresource} decided. */
 export interface ActionResult {
   code: number;
@@ -328,6 +376,8 @@ export interface ResourceStrategy {
    * for a create and again on every update. Field paths are full (`data[a b]`).
    */
   validate?(object: APIObject, ctx: StrategyContext): FieldError[];
+  /** Rules a create adds to {@link validate} (events `v1`: a new event has an `eventTime`). */
+  validateCreate?(object: APIObject, ctx: StrategyContext): FieldError[];
   /**
    * Rules an update adds to {@link validate} (immutability and the like); the server also runs
    * `validateObjectMetaUpdate`.
@@ -348,6 +398,8 @@ export interface ResourceStrategy {
   scale?: ScaleSubresource;
   /** Sub-resources that take a POST of another kind (Pod `binding`, `eviction`; ServiceAccount `token`). */
   actions?: Readonly<Record<string, ActionSubresource>>;
+  /** Sub-resources that connect the caller elsewhere (Pod `log`, `exec`, `attach`, `portforward`, `proxy`); listed in `subresources`. */
+  connect?: Readonly<Record<string, ConnectSubresource>>;
   /**
    * For a virtual kind (`ResourceType.virtual`: SubjectAccessReview, TokenReview): computes the
    * answer to a create, usually by filling `status`. Nothing is stored.
@@ -423,5 +475,13 @@ export interface ResourceType {
    * the request's selectors).
    */
   computed?(ctx: ComputedContext): APIObject[] | Promise<APIObject[]>;
+  /**
+   * The objects are another resource's, stored under its keys in its storage version (events
+   * `v1` Events are core `v1` Events): `group` (`{domain}` allowed; `""` for core) and
+   * `resource` name it. No version of this type is the storage version; each converts to and
+   * from the other resource's storage version (`toStorage`, `fromStorage`), and the strategy
+   * sees objects in that form.
+   */
+  storedAs?: { group: string; resource: string };
   strategy?: ResourceStrategy;
 }

@@ -115,7 +115,20 @@ export const serviceStatusSchema = named(
                 hostname: optionalString("Hostname of a DNS-based load-balancer ingress point."),
                 ip: optionalString("IP of an IP-based load-balancer ingress point."),
                 ipMode: optionalString("VIP or Proxy."),
-                ports: listType(z.array(z.record(z.string(), z.unknown())), "atomic").optional(),
+                ports: listType(
+                  z.array(
+                    z
+                      .object({
+                        error: optionalString("The problem with this service port, in CamelCase, when there is one."),
+                        port: int32().optional().describe("The port number of the service port."),
+                        protocol: optionalString("TCP, UDP or SCTP."),
+                      })
+                      .meta({ description: "PortStatus represents the error condition of a service port", required: ["port", "protocol"] }),
+                  ),
+                  "atomic",
+                )
+                  .optional()
+                  .describe("The ports of the load-balancer ingress point."),
               }),
             ),
             "atomic",

@@ -8,7 +8,7 @@ import type { Authenticator, TokenAuthenticator } from "@orch/authn";
 import type { Authorizer } from "@orch/authz";
 import type { AdmissionPlugin } from "@orch/admission";
 import { notFound, statusError, type APIObject } from "@orch/meta";
-import { builtinResources, openAPIDocument, openAPIIndex, ResourceRegistry, type ResourceType, type ResourceVersion } from "@orch/resources";
+import { builtinResources, openAPIDocument, openAPIIndex, resolveGroup, ResourceRegistry, type ResourceType, type ResourceVersion } from "@orch/resources";
 import type { Clock, Store } from "@orch/store";
 import { MemoryStore, systemClock } from "@orch/store";
 import { WatchCache } from "@orch/list";
@@ -43,6 +43,10 @@ import { collectionPrefix, mutableCopy, objectKey, serveResource, wireObject, ty
 import { DecodingStore, type StoredVersions } from "./decoding-store.js";
 import { ServiceAccountTokenSigner, type ServiceAccountTokenOptions } from "./service-account-tokens.js";
 import { serveFetch, type FetchOptions } from "./serve-fetch.js";
+import { APIServerEndpointLease } from "./system-objects/endpoint-lease.js";
+import { firstServiceIP, type AdvertisedEndpoint } from "./system-objects/kubernetes-service.js";
+import { reconcileLocalAPIServices } from "./system-objects/local-api-services.js";
+import { ensureSystemPriorityClasses } from "./system-objects/system-priority-classes.js";
 
 /** Options of {@link APIServer}. */
 export interface APIServerOptions {
@@ -163,6 +167,21 @@ export interface APIServerOptions {
    * `orch-apiserver` turns API Priority and Fairness on (`--enable-priority-and-fairness`).
    */
   flowControl?: { enabled?: boolean; maxRequestsInflight?: number; maxMutatingRequestsInflight?: number; maxQueueWaitMs?: number };
+  /**
+   * Where clients reach this server (`--advertise-address` and `--secure-port`): with it, the
+   * `kubernetes` Service of `default` is created at start and this address is kept in its
+   * Endpoints (and EndpointSlice) by a Lease renewed every 10 s, and removed at
+   * {@link APIServer.shutdown}. A server that learns
+   * its port only when it listens calls {@link APIServer.advertise} instead. Absent: no
+   * `kubernetes` Service is made.
+   */
+  advertise?: AdvertisedEndpoint;
+  /**
+   * The range cluster IPs come from (`--service-cluster-ip-range`, `10.96.0.0/12`): the
+   * `kubernetes` Service gets its first address. Absent: that Service gets an allocated one.
+   * @throws TypeError from the constructor for a range that does not parse.
+   */
+  serviceClusterIPRange?: string;
 }
 
 /** The conversions of one kind to its storage version, as the server collects them from the catalog. */
@@ -240,6 +259,13 @@ export class APIServer {
   readonly #flowControl: FlowControl | undefined;
   #started = false;
   #shuttingDown = false;
+  /** What the server's own-object reconcilers need of it. */
+  readonly #system: ControllerInput;
+  /** Where this server is reached, once known: its address is in the `kubernetes` Endpoints. */
+  #advertised: AdvertisedEndpoint | undefined;
+  readonly #serviceClusterIPRange: string | undefined;
+  /** This server's endpoint lease, which keeps its address in the `kubernetes` Endpoints while it serves. */
+  #endpointLease: APIServerEndpointLease | undefined;
 
   constructor(options: APIServerOptions = {}) {
     this.clock = options.clock ?? systemClock;
@@ -265,11 +291,12 @@ export class APIServer {
     for (const type of this.registry.types) {
       const group = this.registry.groupOf(type);
       for (const version of type.versions) {
-        const served = serveResource(type, group, version);
+        const served = serveResource(type, group, version, type.storedAs ? resolveGroup(type.storedAs.group, this.domain) : "");
         this.#stored.push(served);
         const key = `${group}/${type.resource}`;
         if (version.storage && !this.#storage.has(key)) this.#storage.set(key, served);
-        if (version.toStorage) this.#toStorageOf(served).toStorage.set(served.apiVersion, version.toStorage);
+        // A kind stored as another's is never stored in its own versions: nothing to decode.
+        if (version.toStorage && !type.storedAs) this.#toStorageOf(served).toStorage.set(served.apiVersion, version.toStorage);
         if (!isServed(group, type.resource, version)) continue;
         this.#served.push(served);
         this.#byPath.set(`${group}/${version.name}/${type.resource}`, served);
@@ -297,6 +324,10 @@ export class APIServer {
       served: (group, resource) => this.#storedOf(group, resource),
       log,
     };
+    this.#system = controllers;
+    this.#advertised = options.advertise;
+    if (options.serviceClusterIPRange !== undefined) firstServiceIP(options.serviceClusterIPRange);
+    this.#serviceClusterIPRange = options.serviceClusterIPRange;
     this.#rest = {
       store: this.store,
       clock: this.clock,
@@ -397,6 +428,13 @@ export class APIServer {
       const namespaces = this.#storedOf("", "namespaces");
       if (!namespaces) throw new Error("the catalog must serve namespaces");
       await createBuiltinNamespaces(this.#objects, namespaces, this.domain);
+      await ensureSystemPriorityClasses(this.#system);
+      await reconcileLocalAPIServices(this.#system, this.#servedGroupVersions());
+      if (this.#advertised && !this.#endpointLease) {
+        const lease = new APIServerEndpointLease(this.#system, this.#advertised, this.#kubernetesServiceOptions());
+        await lease.start();
+        this.#endpointLease = lease;
+      }
       await this.#authorization.start();
       await this.#admission.start();
       await this.#flowControl?.start();
@@ -405,6 +443,37 @@ export class APIServer {
       this.#ready = undefined;
       throw error;
     }
+  }
+
+  /** Every group and version this server serves, once each. */
+  #servedGroupVersions(): { group: string; version: string }[] {
+    const seen = new Map<string, { group: string; version: string }>();
+    for (const r of this.#served) seen.set(`${r.group}/${r.version.name}`, { group: r.group, version: r.version.name });
+    return [...seen.values()];
+  }
+
+  /** The options of the `kubernetes` Service's reconciler: the service range, and whether EndpointSlices are served. */
+  #kubernetesServiceOptions(): { serviceClusterIPRange?: string; endpointSlices: boolean } {
+    const endpointSlices = this.#served.some((r) => r.group === `discovery.${this.domain}` && r.type.resource === "endpointslices");
+    return { endpointSlices, ...(this.#serviceClusterIPRange !== undefined ? { serviceClusterIPRange: this.#serviceClusterIPRange } : {}) };
+  }
+
+  /**
+   * Says where clients reach this server, for a server that learns its port when it listens
+   * (`--secure-port 0`): after the start-up, the `kubernetes` Service of `default` is created if
+   * missing and `endpoint`'s address added to its Endpoints (and EndpointSlice); it is removed
+   * again at {@link shutdown}. The same as the `advertise` option for a server that knows it.
+   * @throws what the store threw.
+   */
+  async advertise(endpoint: AdvertisedEndpoint): Promise<void> {
+    await this.ready();
+    const previous = this.#advertised;
+    if (this.#endpointLease && previous?.address === endpoint.address && previous.port === endpoint.port) return;
+    this.#advertised = endpoint;
+    await this.#endpointLease?.stop();
+    const lease = new APIServerEndpointLease(this.#system, endpoint, this.#kubernetesServiceOptions());
+    this.#endpointLease = lease;
+    await lease.start();
   }
 
   /** True when the store (without the watch cache) answers. */
@@ -593,6 +662,8 @@ export class APIServer {
   async shutdown(): Promise<void> {
     this.#shuttingDown = true;
     if (this.#shutdownDelayMs > 0) await new Promise<void>((resolve) => this.clock.setTimer(this.#shutdownDelayMs, resolve));
+    // Clients stop being sent here: this server's address leaves the `kubernetes` Endpoints.
+    await this.#endpointLease?.stop();
     this.#authorization.stop();
     this.#admission.stop();
     this.#flowControl?.stop();

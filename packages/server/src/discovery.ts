@@ -18,12 +18,14 @@ export function verbsOf(served: ServedResource): string[] {
 /**
  * The group, version and kind a sub-resource takes and answers with: the action's body kind for
  * an action (`pods/eviction` is `policy/v1` Eviction, `serviceaccounts/token`
- * `authentication.<domain>/v1` TokenRequest), `autoscaling/v1` Scale for a declared `scale`, else
- * the parent's.
+ * `authentication.<domain>/v1` TokenRequest), `autoscaling/v1` Scale for a declared `scale`, the
+ * options kind of a connect sub-resource (`pods/exec` PodExecOptions), else the parent's.
  */
 function subresourceKind(served: ServedResource, sub: string, domain: string): { group: string; version: string; kind: string } {
   if (sub === "scale" && served.type.strategy?.scale) return { ...scaleKind };
   const action = served.type.strategy?.actions?.[sub];
+  const connect = served.type.strategy?.connect?.[sub];
+  if (connect) return { group: served.group, version: served.version.name, kind: connect.kind };
   return action ? actionKindOf(action, domain) : { group: served.group, version: served.version.name, kind: served.type.kind };
 }
 

@@ -3,8 +3,9 @@
  * liveness grace period and readiness failing during the shutdown delay.
  * @module
  */
+import { statusError } from "@orch/meta";
 import type { APIResponse } from "./api-request.js";
-import { textResponse } from "./responses.js";
+import { errorResponse, textResponse } from "./responses.js";
 
 /** One named check; it resolves true when healthy. */
 export interface HealthCheck {
@@ -16,7 +17,8 @@ export interface HealthCheck {
 export async function healthResponse(endpoint: string, checks: readonly HealthCheck[], query: URLSearchParams, only?: string): Promise<APIResponse> {
   if (only !== undefined) {
     const check = checks.find((c) => c.name === only);
-    if (!check) return textResponse(404, "404 page not found\n");
+    // No such check is no such path: the NotFound Status of every unknown path.
+    if (!check) return errorResponse(statusError("NotFound", "the server could not find the requested resource", { details: {} }));
     const ok = await safe(check);
     return textResponse(ok ? 200 : 500, ok ? "ok" : `[-]${check.name} failed: reason withheld\n${endpoint} check failed\n`);
   }

@@ -1,5 +1,6 @@
 export type { APIRequest, APIResponse, UserInfo } from "./api-request.js";
 export { APIServer, defaultMaxRequestBodyBytes, serverVersion, type APIServerOptions } from "./api-server.js";
+export { firstServiceIP, type AdvertisedEndpoint } from "./system-objects/kubernetes-service.js";
 export { serveFetch, type FetchOptions, type FetchTarget } from "./serve-fetch.js";
 export { normalizeBasePath, stripBasePath } from "./base-path.js";
 export { parseRequestURL, resourceRequestInfo, type ParsedURL, type RequestVerb, type ResourceRequestInfo } from "./request-info.js";

@@ -466,7 +466,11 @@ export class ObjectStore {
     // A kind with a status sub-resource starts without status; its strategy may set one.
     if (dropsStatus) delete object.status;
     strategy?.prepareForCreate?.(object, ctx);
-    const errors = [...validateObjectMeta(object, this.metaOptions(served), ctx), ...(strategy?.validate?.(object, ctx) ?? [])];
+    const errors = [
+      ...validateObjectMeta(object, this.metaOptions(served), ctx),
+      ...(strategy?.validate?.(object, ctx) ?? []),
+      ...(strategy?.validateCreate?.(object, ctx) ?? []),
+    ];
     if (errors.length) this.invalid(served, created.name ?? "", errors);
     await this.validateAdmission(attrs, object);
     await this.checkWriteAccess(served, object, undefined, opts);

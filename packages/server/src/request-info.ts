@@ -21,6 +21,11 @@ export interface ResourceRequestInfo {
   name: string;
   /** `""` for the main resource. */
   subresource: string;
+  /**
+   * The path after the sub-resource (`metrics/x` of `pods/p/proxy/metrics/x`), for the
+   * sub-resources that take one; absent when there is none.
+   */
+  subpath?: string;
   verb: RequestVerb;
 }
 
@@ -94,10 +99,12 @@ export function resourceRequestInfo(method: string, parsed: ParsedURL): Resource
       if (rest[0] === "namespaces") return undefined;
     }
   }
-  if (rest.length > 3 || rest.length === 0) return undefined;
+  if (rest.length === 0) return undefined;
   const resource = rest[0] as string;
   const name = rest[1] ?? "";
   const subresource = rest[2] ?? "";
+  // What follows a sub-resource is its path (a proxy's); the REST layer refuses it for the others.
+  const subpath = rest.slice(3).join("/");
   let verb: RequestVerb;
   switch (method) {
     case "GET":
@@ -119,5 +126,5 @@ export function resourceRequestInfo(method: string, parsed: ParsedURL): Resource
     default:
       return undefined;
   }
-  return { prefix, group, version, namespace, resource, name, subresource, verb };
+  return { prefix, group, version, namespace, resource, name, subresource, verb, ...(subpath ? { subpath } : {}) };
 }

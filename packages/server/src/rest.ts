@@ -11,6 +11,7 @@ import { hasProtobufCodec } from "@orch/protobuf";
 import { subresourceVerbsOf } from "@orch/resources";
 import type { APIRequest, APIResponse } from "./api-request.js";
 import { computedHandlers } from "./handlers/computed.js";
+import { serveConnect } from "./handlers/connect.js";
 import { create } from "./handlers/create.js";
 import { deleteCollection } from "./handlers/delete-collection.js";
 import { deleteObject } from "./handlers/delete.js";
@@ -91,6 +92,11 @@ export async function serveResource(
   // A cluster-scoped kind has no route under `namespaces/<ns>/`; the path of the namespaces
   // themselves (`namespaces/<name>`) is read as that namespace by request-info, as the reference does.
   if (!served.namespaced && info.namespace && info.resource !== "namespaces") noSuchResource();
+  // A path after the sub-resource is only for connect sub-resources that take one (`proxy`).
+  const connect = info.subresource ? served.type.strategy?.connect?.[info.subresource] : undefined;
+  if (info.subpath && !connect?.subpath) noSuchResource();
+  // A connect sub-resource answers no stored representation: it is served before negotiation.
+  if (connect) return serveConnect(ctx, served, info, request, query, connect);
   // protobuf answers only single objects (no lists, watches or Tables) of kinds with a codec
   const singleObject =
     !info.subresource && (info.verb === "get" || info.verb === "create" || info.verb === "update" || info.verb === "patch" || info.verb === "delete");

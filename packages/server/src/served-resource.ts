@@ -3,7 +3,7 @@
  * conversion of stored entries to what a client sees.
  * @module
  */
-import type { APIObject, QualifiedKind, QualifiedResource } from "@orch/meta";
+import { cloneJSON, type APIObject, type QualifiedKind, type QualifiedResource } from "@orch/meta";
 import type { ResourceType, ResourceVersion } from "@orch/resources";
 import type { Entry } from "@orch/store";
 import { withResourceVersion } from "./wire-order.js";
@@ -19,12 +19,17 @@ export interface ServedResource {
   namespaced: boolean;
   qualifiedResource: QualifiedResource;
   qualifiedKind: QualifiedKind;
-  /** `/registry/<group or core>/<resource>/`. */
+  /** `/registry/<group or core>/<resource>/` (of the resource it is stored as, for a `storedAs` kind). */
   keyPrefix: string;
 }
 
-/** Builds the served form of `type` at `version` in `group` (already resolved). */
-export function serveResource(type: ResourceType, group: string, version: ResourceVersion): ServedResource {
+/**
+ * Builds the served form of `type` at `version` in `group` (already resolved). `storedIn` is
+ * the resolved group of `type.storedAs` (its objects' keys are that resource's); ignored
+ * without `storedAs`.
+ */
+export function serveResource(type: ResourceType, group: string, version: ResourceVersion, storedIn = ""): ServedResource {
+  const stored = type.storedAs ? { group: storedIn, resource: type.storedAs.resource } : { group, resource: type.resource };
   return {
     type,
     group,
@@ -33,7 +38,7 @@ export function serveResource(type: ResourceType, group: string, version: Resour
     namespaced: type.scope === "Namespaced",
     qualifiedResource: { group, resource: type.resource },
     qualifiedKind: { group, kind: type.kind },
-    keyPrefix: `/registry/${group || "core"}/${type.resource}/`,
+    keyPrefix: `/registry/${stored.group || "core"}/${stored.resource}/`,
   };
 }
 
@@ -87,15 +92,15 @@ export function wireJSON(entry: Entry): string {
  * version, else its conversion (computed on every read; only non-storage versions pay for it).
  */
 export function presentObject(served: ServedResource, stored: APIObject): APIObject {
-  return served.version.fromStorage ? served.version.fromStorage(stored) : stored;
+  return served.version.fromStorage ? served.version.fromStorage(stored, served.apiVersion) : stored;
 }
 
 /** {@link wireJSON} in `served`'s version. */
 export function presentJSON(served: ServedResource, entry: Entry): string {
-  return served.version.fromStorage ? JSON.stringify(served.version.fromStorage(wireObject(entry))) : wireJSON(entry);
+  return served.version.fromStorage ? JSON.stringify(served.version.fromStorage(wireObject(entry), served.apiVersion)) : wireJSON(entry);
 }
 
 /** A deep, mutable copy of a JSON value (for strategies that edit an object). */
 export function mutableCopy<T>(value: T): T {
-  return structuredClone(value);
+  return cloneJSON(value);
 }

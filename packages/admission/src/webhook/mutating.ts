@@ -53,8 +53,10 @@ function requireReinvoking(state: MutatingReinvocationState): void {
 async function callMutating(context: CallContext, invocation: Invocation, attrs: AdmissionAttributes): Promise<boolean> {
   const name = invocation.webhook.name;
   const version = resourceVersionOf(attrs, invocation.kind.version);
-  const object = toVersion(attrs.object, version);
-  const answer = await callWebhook(context, invocation, attrs, { object, oldObject: toVersion(attrs.oldObject, version) }, true);
+  const { group, version: versionName } = invocation.kind;
+  const apiVersion = group ? `${group}/${versionName}` : versionName;
+  const object = toVersion(attrs.object, version, apiVersion);
+  const answer = await callWebhook(context, invocation, attrs, { object, oldObject: toVersion(attrs.oldObject, version, apiVersion) }, true);
   if (answer.patch === undefined) return false;
   if (answer.patchType !== "JSONPatch") throw new WebhookCallError(name, `unsupported patch type ${JSON.stringify(answer.patchType)}`);
   let operations: unknown[];

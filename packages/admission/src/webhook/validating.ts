@@ -22,7 +22,8 @@ function objectsByVersion(attrs: AdmissionAttributes): (version: string) => Obje
     let objects = cache.get(name);
     if (!objects) {
       const version = resourceVersionOf(attrs, name);
-      objects = { object: toVersion(attrs.object, version), oldObject: toVersion(attrs.oldObject, version) };
+      const apiVersion = attrs.resource.group ? `${attrs.resource.group}/${name}` : name;
+      objects = { object: toVersion(attrs.object, version, apiVersion), oldObject: toVersion(attrs.oldObject, version, apiVersion) };
       cache.set(name, objects);
     }
     return objects;

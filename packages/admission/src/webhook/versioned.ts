@@ -19,11 +19,14 @@ export function resourceVersionOf(attrs: AdmissionAttributes, version: string): 
   return attrs.type.versions.find((v) => v.name === version);
 }
 
-/** `object` (storage version) in `version` (a copy either way). */
-export function toVersion(object: APIObject | undefined, version: ResourceVersion | undefined): APIObject | undefined {
+/**
+ * `object` (storage version) in `version` (a copy either way); `apiVersion` is that version's,
+ * domain resolved, for kinds whose stored objects do not carry it (`storedAs`).
+ */
+export function toVersion(object: APIObject | undefined, version: ResourceVersion | undefined, apiVersion?: string): APIObject | undefined {
   if (object === undefined) return undefined;
   const copy = structuredClone(object);
-  return version && !version.storage && version.fromStorage ? version.fromStorage(copy) : copy;
+  return version && !version.storage && version.fromStorage ? version.fromStorage(copy, apiVersion) : copy;
 }
 
 /** `object` (in `version`) back in the storage version. */

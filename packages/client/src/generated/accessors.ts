@@ -17,10 +17,12 @@ import type {
   csiNodeV1Schema,
   csiStorageCapacityV1Schema,
   daemonSetV1Schema,
+  endpointSliceV1Schema,
   endpointsV1Schema,
   eventV1Schema,
+  eventsV1EventSchema,
   flowSchemaV1beta2Schema,
-  horizontalPodAutoscalerV1Schema,
+  horizontalPodAutoscalerV2Schema,
   imageReviewV1alpha1Schema,
   ingressClassV1Schema,
   ingressV1Schema,
@@ -81,7 +83,9 @@ import {
   csiStorageCapacitiesRef,
   daemonSetsRef,
   deploymentsRef,
+  endpointSlicesRef,
   endpointsRef,
+  eventsEventsRef,
   eventsRef,
   flowSchemasRef,
   horizontalPodAutoscalersRef,
@@ -165,8 +169,9 @@ export abstract class BuiltinAccessors {
   }
 
   /**
-   * Pod objects: `pods` in the core group, `v1`, namespaced; sub-resources `status`, `binding` and
-   * `eviction` ({@link PodClient.bind | bind} and {@link PodClient.evict | evict}).
+   * Pod objects: `pods` in the core group, `v1`, namespaced; sub-resources `status`, `binding`,
+   * `eviction`, `ephemeralcontainers`, `log`, `exec`, `attach`, `portforward` and `proxy` ({@link
+   * PodClient.bind | bind} and {@link PodClient.evict | evict}).
    */
   get pods(): PodClient {
     return this.kindClient(podsRef, PodClient);
@@ -310,11 +315,11 @@ export abstract class BuiltinAccessors {
   }
 
   /**
-   * HorizontalPodAutoscaler objects: `horizontalpodautoscalers` in `autoscaling`, `v1`, namespaced;
+   * HorizontalPodAutoscaler objects: `horizontalpodautoscalers` in `autoscaling`, `v2`, namespaced;
    * sub-resource `status`.
    */
-  get horizontalPodAutoscalers(): ResourceClient<SchemaObject<typeof horizontalPodAutoscalerV1Schema>> {
-    return this.kindClient(horizontalPodAutoscalersRef, ResourceClient<SchemaObject<typeof horizontalPodAutoscalerV1Schema>>);
+  get horizontalPodAutoscalers(): ResourceClient<SchemaObject<typeof horizontalPodAutoscalerV2Schema>> {
+    return this.kindClient(horizontalPodAutoscalersRef, ResourceClient<SchemaObject<typeof horizontalPodAutoscalerV2Schema>>);
   }
 
   /** Job objects: `jobs` in `batch`, `v1`, namespaced; sub-resource `status`. */
@@ -496,5 +501,15 @@ export abstract class BuiltinAccessors {
    */
   get clusterRoleBindings(): ResourceClient<SchemaObject<typeof clusterRoleBindingV1Schema>> {
     return this.kindClient(clusterRoleBindingsRef, ResourceClient<SchemaObject<typeof clusterRoleBindingV1Schema>>);
+  }
+
+  /** EndpointSlice objects: `endpointslices` in `discovery.{domain}`, `v1`, namespaced. */
+  get endpointSlices(): ResourceClient<SchemaObject<typeof endpointSliceV1Schema>> {
+    return this.kindClient(endpointSlicesRef, ResourceClient<SchemaObject<typeof endpointSliceV1Schema>>);
+  }
+
+  /** Event objects: `events` in `events.{domain}`, `v1`, namespaced. */
+  get eventsEvents(): ResourceClient<SchemaObject<typeof eventsV1EventSchema>> {
+    return this.kindClient(eventsEventsRef, ResourceClient<SchemaObject<typeof eventsV1EventSchema>>);
   }
 }

@@ -88,8 +88,8 @@ export const daemonSetsRef: ResourceRef = { group: "apps", version: "v1", resour
 /** `controllerrevisions` in `apps`, `v1`. */
 export const controllerRevisionsRef: ResourceRef = { group: "apps", version: "v1", resource: "controllerrevisions", kind: "ControllerRevision", namespaced: true };
 
-/** `horizontalpodautoscalers` in `autoscaling`, `v1`. */
-export const horizontalPodAutoscalersRef: ResourceRef = { group: "autoscaling", version: "v1", resource: "horizontalpodautoscalers", kind: "HorizontalPodAutoscaler", namespaced: true };
+/** `horizontalpodautoscalers` in `autoscaling`, `v2`. */
+export const horizontalPodAutoscalersRef: ResourceRef = { group: "autoscaling", version: "v2", resource: "horizontalpodautoscalers", kind: "HorizontalPodAutoscaler", namespaced: true };
 
 /** `jobs` in `batch`, `v1`. */
 export const jobsRef: ResourceRef = { group: "batch", version: "v1", resource: "jobs", kind: "Job", namespaced: true };
@@ -170,3 +170,9 @@ export const roleBindingsRef: ResourceRef = { group: "rbac.authorization.{domain
 
 /** `clusterrolebindings` in `rbac.authorization.{domain}`, `v1` (cluster-scoped). */
 export const clusterRoleBindingsRef: ResourceRef = { group: "rbac.authorization.{domain}", version: "v1", resource: "clusterrolebindings", kind: "ClusterRoleBinding", namespaced: false };
+
+/** `endpointslices` in `discovery.{domain}`, `v1`. */
+export const endpointSlicesRef: ResourceRef = { group: "discovery.{domain}", version: "v1", resource: "endpointslices", kind: "EndpointSlice", namespaced: true };
+
+/** `events` in `events.{domain}`, `v1`. */
+export const eventsEventsRef: ResourceRef = { group: "events.{domain}", version: "v1", resource: "events", kind: "Event", namespaced: true };

@@ -37,16 +37,19 @@ export async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSi
     return;
   }
   let onAbort: () => void = () => undefined;
-  const aborted = new Promise<"aborted">((resolve) => {
-    onAbort = () => resolve("aborted");
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
   try {
     for (;;) {
       const next = iterator.next();
       // The abandoned next() may reject later (an aborted fetch): keep that from being unhandled.
       next.catch(() => undefined);
-      const result = await Promise.race([next, aborted]);
+      // One abort listener per step, removed once the step settles. (A race against one promise
+      // that settles only on abort would leave a reaction on it per step, each holding its
+      // result: a watch stream would keep every line it ever read.)
+      const result = await new Promise<IteratorResult<T> | "aborted">((resolve, reject) => {
+        onAbort = () => resolve("aborted");
+        signal.addEventListener("abort", onAbort, { once: true });
+        next.then(resolve, reject);
+      }).finally(() => signal.removeEventListener("abort", onAbort));
       if (result === "aborted") return;
       if (result.done) return;
       yield result.value;

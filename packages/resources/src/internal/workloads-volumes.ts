@@ -19,13 +19,14 @@ import {
 } from "@orch/meta";
 import { z } from "zod";
 import { int32, int64, named, optionalBoolean, optionalString, stringMap } from "../schema/fields.js";
+import { persistentVolumeClaimSpecSchema } from "../persistent-volume-claim.js";
+import { objectMetaSchema } from "../schema/object-meta.js";
 import { record, str } from "./rules.js";
 import {
   inclusiveRangeError,
   list,
   localObjectReferenceSchema,
   quantity,
-  resourceList,
   validateFileMode,
   validateLocalDescendingPath,
   validateLocalNonReservedPath,
@@ -123,23 +124,6 @@ export const volumeProjectionSchema = obj(
   "Projection that may be projected along with other supported volume types.",
   "VolumeProjection",
 );
-
-const claimTemplateSpec = z
-  .object({
-    accessModes: listType(z.array(z.string()), "atomic").optional().describe("The access modes the volume should have."),
-    dataSource: z.record(z.string(), z.unknown()).optional().describe("A snapshot or an existing claim to populate the volume from."),
-    dataSourceRef: z.record(z.string(), z.unknown()).optional().describe("Any object to populate the volume from."),
-    resources: z
-      .object({ limits: resourceList().optional(), requests: resourceList().optional() })
-      .optional()
-      .describe("The minimum resources the volume should have."),
-    selector: z.record(z.string(), z.unknown()).optional().describe("A label query over volumes to consider for binding."),
-    storageClassName: optionalString("Name of the StorageClass required by the claim."),
-    volumeAttributesClassName: optionalString("The VolumeAttributesClass used by this claim."),
-    volumeMode: optionalString("Filesystem (default) or Block."),
-    volumeName: optionalString("The binding reference to the PersistentVolume backing this claim."),
-  })
-  .meta({ description: "PersistentVolumeClaimSpec, copied verbatim into the claim made for the pod." });
 
 /** The volume sources, in the order the reference checks them (the second one found is refused). */
 export const volumeSourceNames = [
@@ -273,12 +257,8 @@ const sourceShape = {
     {
       volumeClaimTemplate: z
         .object({
-          metadata: z
-            .object({ annotations: stringMap().optional(), labels: stringMap().optional() })
-            .loose()
-            .optional()
-            .describe("Labels and annotations copied into the claim."),
-          spec: claimTemplateSpec.optional().describe("The spec of the claim, copied verbatim."),
+          metadata: objectMetaSchema.optional().describe("Labels and annotations copied into the claim."),
+          spec: persistentVolumeClaimSpecSchema.optional().describe("The spec of the claim, copied verbatim."),
         })
         .meta({ required: ["spec"] })
         .optional()
