@@ -274,6 +274,9 @@ class PrefixCache {
     window.push(event);
     if (window.length - this.windowHead > this.#capacity) {
       this.floor = (window[this.windowHead] as StoreEvent).entry.modRevision;
+      // Release the event now: the array is only compacted once the head has passed half of it,
+      // and until then it would keep up to another window's worth of events alive.
+      (window as (StoreEvent | undefined)[])[this.windowHead] = undefined;
       this.windowHead++;
       if (this.windowHead >= 4096 && this.windowHead * 2 > window.length) {
         this.window = window.slice(this.windowHead);
