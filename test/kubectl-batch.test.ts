@@ -92,6 +92,29 @@ describe("kubectl create job, cronjob and poddisruptionbudget against orch-apise
     expect(row?.split(/\s+/).slice(0, 4)).toEqual(["web", "1", "N/A", "0"]);
   });
 
+  it("autoscales a deployment (kubectl sends the HorizontalPodAutoscaler in protobuf) and prints the table", async () => {
+    const deployment = await kubectl(["create", "deployment", "scaled", "--image=nginx"]);
+    expect(deployment.code, deployment.stderr).toBe(0);
+    const created = await kubectl(["autoscale", "deployment", "scaled", "--max=5", "--cpu-percent=70", "-v=8"]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toBe("horizontalpodautoscaler.autoscaling/scaled autoscaled\n");
+    expect(created.stderr).toContain("application/vnd.kubernetes.protobuf");
+    const got = await kubectl(["get", "hpa", "scaled", "-o", "jsonpath={.spec}"]);
+    expect(JSON.parse(got.stdout)).toMatchObject({
+      scaleTargetRef: { kind: "Deployment", name: "scaled", apiVersion: "apps/v1" },
+      maxReplicas: 5,
+      minReplicas: 1,
+    });
+    const table = await kubectl(["get", "hpa", "scaled"]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(
+      table.stdout
+        .split("\n")[0]
+        ?.split(/\s{2,}/)
+        .filter(Boolean),
+    ).toEqual(["NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"]);
+  });
+
   it("scales a replication controller through its scale sub-resource, whose selector is its label map", async () => {
     const manifest = `apiVersion: v1
 kind: ReplicationController

@@ -90,4 +90,18 @@ describe("kubectl create with protobuf bodies against orch-apiserver", () => {
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/NotFound|not found/);
   });
+
+  it("create service|quota: their protobuf bodies are read, with the Go zero values the JSON leaves out", async () => {
+    const service = await kubectl(["create", "service", "clusterip", "web", "--tcp=80:8080", "-v=8"]);
+    expect(service.code, service.stderr).toBe(0);
+    expect(service.stdout).toBe("service/web created\n");
+    expect(service.stderr).toMatch(/Content-Type: application\/vnd\.kubernetes\.protobuf/);
+    const spec = (await getJSON(["get", "service", "web"])) as unknown as { spec: Record<string, unknown> };
+    expect(spec.spec).toMatchObject({ type: "ClusterIP", selector: { app: "web" }, ports: [{ name: "80-8080", port: 80, protocol: "TCP", targetPort: 8080 }] });
+    expect(spec.spec).not.toHaveProperty("healthCheckNodePort");
+    expect(spec.spec).not.toHaveProperty("publishNotReadyAddresses");
+    const quota = await kubectl(["create", "quota", "small", "--hard=pods=10,requests.cpu=2"]);
+    expect(quota.stdout).toBe("resourcequota/small created\n");
+    expect(((await getJSON(["get", "quota", "small"])) as unknown as { spec: unknown }).spec).toEqual({ hard: { pods: "10", "requests.cpu": "2" } });
+  });
 });

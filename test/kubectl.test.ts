@@ -364,6 +364,16 @@ spec:
     expect(wide[1]?.[3]).toBe("app=demo");
   });
 
+  it("create priorityclass (a protobuf body) in scheduling.k8s.io/v1, without the Go zero values the JSON leaves out", async () => {
+    const created = await kubectl(["create", "priorityclass", "high", "--value=1000", "--description=urgent"]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toBe("priorityclass.scheduling.k8s.io/high created\n");
+    const got = await kubectl(["get", "priorityclass", "high", "-o", "json"]);
+    const pc = JSON.parse(got.stdout) as Record<string, unknown>;
+    expect(pc).toMatchObject({ value: 1000, description: "urgent", preemptionPolicy: "PreemptLowerPriority" });
+    expect(pc).not.toHaveProperty("globalDefault");
+  });
+
   it("api-resources lists leases under coordination.k8s.io/v1", async () => {
     const rows = table((await kubectl(["api-resources", "--api-group=coordination.k8s.io"])).stdout);
     expect(rows).toEqual([

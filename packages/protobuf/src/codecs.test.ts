@@ -253,8 +253,9 @@ describe("the batch, policy and networking codecs", () => {
   const cat = (...parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((p) => [...p]));
   const meta = field(0x0a, field(0x0a, "x"));
 
-  it("reads Job, CronJob, PodDisruptionBudget and Ingress bodies but answers them in JSON", () => {
+  it("reads Job, CronJob, PodDisruptionBudget, HorizontalPodAutoscaler and Ingress bodies but answers them in JSON", () => {
     for (const [apiVersion, kind] of [
+      ["autoscaling/v1", "HorizontalPodAutoscaler"],
       ["batch/v1", "Job"],
       ["batch/v1", "CronJob"],
       ["policy/v1", "PodDisruptionBudget"],
@@ -276,6 +277,19 @@ describe("the batch, policy and networking codecs", () => {
       kind: "Job",
       metadata: { name: "x" },
       spec: { backoffLimit: 0, template: { spec: { containers: [{ name: "pi", image: "busybox" }], restartPolicy: "Never" } } },
+    });
+  });
+
+  it("decodes what kubectl autoscale writes, keeping a minReplicas of 0", () => {
+    const target = cat(field(0x0a, "Deployment"), field(0x12, "web"), field(0x1a, "apps/v1"));
+    // scaleTargetRef 1, minReplicas 2 (0), maxReplicas 3 (5), targetCPUUtilizationPercentage 4 (70)
+    const spec = cat(field(0x0a, target), Uint8Array.from([0x10, 0x00, 0x18, 0x05, 0x20, 0x46]));
+    const wire = encodeEnvelope({ apiVersion: "autoscaling/v1", kind: "HorizontalPodAutoscaler", raw: cat(meta, field(0x12, spec)) });
+    expect(decodeProtobufObject(wire).object).toEqual({
+      apiVersion: "autoscaling/v1",
+      kind: "HorizontalPodAutoscaler",
+      metadata: { name: "x" },
+      spec: { scaleTargetRef: { kind: "Deployment", name: "web", apiVersion: "apps/v1" }, minReplicas: 0, maxReplicas: 5, targetCPUUtilizationPercentage: 70 },
     });
   });
 

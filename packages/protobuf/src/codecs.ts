@@ -447,6 +447,63 @@ message(
 );
 const ingress = kindMessage("Ingress", "IngressSpec");
 
+// k8s.io/api/autoscaling/v1: what `kubectl autoscale` writes, decoded only, status left out.
+message("CrossVersionObjectReference", optional("kind", 1, "string"), optional("name", 2, "string"), optional("apiVersion", 3, "string"));
+message(
+  "HorizontalPodAutoscalerSpec",
+  optional("scaleTargetRef", 1, "CrossVersionObjectReference"),
+  optional("minReplicas", 2, "int32"),
+  optional("maxReplicas", 3, "int32"),
+  optional("targetCPUUtilizationPercentage", 4, "int32"),
+);
+const horizontalPodAutoscaler = kindMessage("HorizontalPodAutoscaler", "HorizontalPodAutoscalerSpec");
+
+// k8s.io/api/core/v1 Service and ResourceQuota and k8s.io/api/scheduling/v1 PriorityClass: what
+// `kubectl create service|quota|priorityclass` and `kubectl expose` write, decoded only.
+message(
+  "ServicePort",
+  optional("name", 1, "string"),
+  optional("protocol", 2, "string"),
+  optional("port", 3, "int32"),
+  optional("targetPort", 4, "IntOrString"),
+  optional("nodePort", 5, "int32"),
+  optional("appProtocol", 6, "string"),
+);
+message(
+  "ServiceSpec",
+  repeated("ports", 1, "ServicePort"),
+  map("selector", 2, "string"),
+  optional("clusterIP", 3, "string"),
+  optional("type", 4, "string"),
+  repeated("externalIPs", 5, "string"),
+  optional("sessionAffinity", 7, "string"),
+  optional("loadBalancerIP", 8, "string"),
+  repeated("loadBalancerSourceRanges", 9, "string"),
+  optional("externalName", 10, "string"),
+  optional("externalTrafficPolicy", 11, "string"),
+  optional("healthCheckNodePort", 12, "int32"),
+  optional("publishNotReadyAddresses", 13, "bool"),
+  optional("ipFamilyPolicy", 17, "string"),
+  repeated("clusterIPs", 18, "string"),
+  repeated("ipFamilies", 19, "string"),
+  optional("allocateLoadBalancerNodePorts", 20, "bool"),
+  optional("loadBalancerClass", 21, "string"),
+  optional("internalTrafficPolicy", 22, "string"),
+);
+const service = kindMessage("Service", "ServiceSpec");
+message("ScopedResourceSelectorRequirement", optional("scopeName", 1, "string"), optional("operator", 2, "string"), repeated("values", 3, "string"));
+message("ScopeSelector", repeated("matchExpressions", 1, "ScopedResourceSelectorRequirement"));
+message("ResourceQuotaSpec", quantityMap("hard", 1), repeated("scopes", 2, "string"), optional("scopeSelector", 3, "ScopeSelector"));
+const resourceQuota = kindMessage("ResourceQuota", "ResourceQuotaSpec");
+const priorityClass = message(
+  "PriorityClass",
+  optional("metadata", 1, "ObjectMeta"),
+  optional("value", 2, "int32"),
+  optional("globalDefault", 3, "bool"),
+  optional("description", 4, "string"),
+  optional("preemptionPolicy", 5, "string"),
+);
+
 root.resolveAll();
 
 /**
@@ -474,7 +531,18 @@ const zeroKept = new Set([
   "CronJobSpec.startingDeadlineSeconds",
   "CronJobSpec.successfulJobsHistoryLimit",
   "CronJobSpec.failedJobsHistoryLimit",
+  "HorizontalPodAutoscalerSpec.minReplicas",
+  "HorizontalPodAutoscalerSpec.maxReplicas",
+  "HorizontalPodAutoscalerSpec.targetCPUUtilizationPercentage",
+  "PriorityClass.value",
 ]);
+
+/**
+ * Booleans that are plain fields with `omitempty` in the reference's Go types (not pointers):
+ * its encoder writes them even when false, and false is the Go zero value, which its JSON leaves
+ * out; so is it left out here. Every other boolean is kept as it comes.
+ */
+const falseDropped = new Set(["DeploymentSpec.paused", "ServiceSpec.publishNotReadyAddresses", "PriorityClass.globalDefault"]);
 
 /** One kind with a protobuf codec: `group` `"*"` matches any group. */
 interface KindCodec {
@@ -516,6 +584,10 @@ const codecs: readonly KindCodec[] = [
   { group: "batch", version: "v1", kind: "CronJob", type: cronJob, decodeOnly: true, bareGroup: true },
   { group: "policy", version: "v1", kind: "PodDisruptionBudget", type: podDisruptionBudget, decodeOnly: true, bareGroup: true },
   { group: "networking", version: "v1", kind: "Ingress", type: ingress, decodeOnly: true },
+  { group: "autoscaling", version: "v1", kind: "HorizontalPodAutoscaler", type: horizontalPodAutoscaler, decodeOnly: true, bareGroup: true },
+  { group: "", version: "v1", kind: "Service", type: service, decodeOnly: true },
+  { group: "", version: "v1", kind: "ResourceQuota", type: resourceQuota, decodeOnly: true },
+  { group: "scheduling", version: "v1", kind: "PriorityClass", type: priorityClass, decodeOnly: true },
 ];
 
 /** The kinds with a protobuf codec, as `apiVersion` pattern and kind (`coordination.<domain>/v1`, `Lease`). */
@@ -548,8 +620,9 @@ function codecFor(apiVersion: string, kind: string): KindCodec | undefined {
  * SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectAccessReview and
  * SelfSubjectRulesReview, `certificates.<domain>/v1` CertificateSigningRequest, and DeleteOptions
  * of any group), so that the server may answer them in protobuf. `apps/v1` Deployment, `batch/v1`
- * Job and CronJob, `policy/v1` PodDisruptionBudget and `networking.<domain>/v1` Ingress bodies are
- * read in protobuf too, but answered in JSON.
+ * Job and CronJob, `policy/v1` PodDisruptionBudget, `autoscaling/v1` HorizontalPodAutoscaler,
+ * core v1 Service and ResourceQuota, `scheduling.<domain>/v1` PriorityClass and
+ * `networking.<domain>/v1` Ingress bodies are read in protobuf too, but answered in JSON.
  */
 export function hasProtobufCodec(apiVersion: string, kind: string): boolean {
   const codec = codecFor(apiVersion, kind);
@@ -674,7 +747,7 @@ function valueFromWire(type: Type, field: FieldBase, value: unknown, path: strin
     case "string":
       return value === "" && !inCollection ? undefined : value;
     case "bool":
-      return value;
+      return value === false && !inCollection && falseDropped.has(`${type.name}.${field.name}`) ? undefined : value;
     case "int32":
     case "int64": {
       const n = int64ToNumber(value);
