@@ -62,6 +62,21 @@ describe("HorizontalPodAutoscaler in autoscaling/v1 and v2", () => {
     expect(v2.json.metadata.annotations).toBeUndefined();
   });
 
+  it("names the v1 annotations after the reference's domain under --domain k8s.io", async () => {
+    const server = new APIServer({ admission: [], domain: "k8s.io" });
+    const created = await call(server, "POST", path("v2"), {
+      apiVersion: "autoscaling/v2",
+      kind: "HorizontalPodAutoscaler",
+      metadata: { name: "web" },
+      spec: { scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" }, maxReplicas: 5, metrics: [pods] },
+    });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    const v1 = await call(server, "GET", `${path("v1")}/web`);
+    expect(Object.keys(v1.json.metadata.annotations)).toEqual(["autoscaling.alpha.kubernetes.io/metrics"]);
+    const list = await call(server, "GET", path("v1"));
+    expect(Object.keys(list.json.items[0].metadata.annotations)).toEqual(["autoscaling.alpha.kubernetes.io/metrics"]);
+  });
+
   it("defaults a v1 object without a CPU target to 80% as v2 does", async () => {
     const server = new APIServer({ admission: [] });
     const created = await call(server, "POST", path("v1"), {

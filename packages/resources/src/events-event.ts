@@ -195,7 +195,7 @@ export const eventsEventType: ResourceType = {
       schema: eventsV1EventSchema,
       storage: false,
       toStorage: eventsV1ToCore,
-      fromStorage: (object, apiVersion) => coreToEventsV1(object, apiVersion),
+      fromStorage: (object, served) => coreToEventsV1(object, served?.apiVersion),
     },
   ],
   strategy: {

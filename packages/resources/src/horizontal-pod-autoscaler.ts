@@ -150,7 +150,7 @@ export const horizontalPodAutoscalerType: ResourceType = {
       storage: false,
       defaults: (object) => defaultHorizontalPodAutoscaler(object),
       toStorage: (object) => horizontalPodAutoscalerV1ToV2(object),
-      fromStorage: (object) => horizontalPodAutoscalerV2ToV1(object),
+      fromStorage: (object, served) => horizontalPodAutoscalerV2ToV1(object, served?.domain),
     },
   ],
   subresources: ["status"],

@@ -8,6 +8,7 @@ export type {
   ResourceStrategy,
   ResourceType,
   ResourceVersion,
+  ServedVersion,
   Scope,
   StrategyContext,
   RequestUser,

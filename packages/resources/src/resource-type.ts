@@ -13,6 +13,14 @@ export type Scope = "Namespaced" | "Cluster";
 /** The verbs a resource type can offer (discovery lists the ones it does). */
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
 
+/** How a server serves a version, for {@link ResourceVersion.fromStorage}. */
+export interface ServedVersion {
+  /** The version's `apiVersion` with the domain resolved (`events.k8s.io/v1`). */
+  apiVersion: string;
+  /** The server's product domain (`orch.io`, `k8s.io`). */
+  domain: string;
+}
+
 /** One served version of a kind. */
 export interface ResourceVersion {
   /** `v1`, `v1beta1`, ... */
@@ -51,11 +59,11 @@ export interface ResourceVersion {
   toStorage?(object: APIObject): APIObject;
   /**
    * Converts a stored object to this version (the result carries this version's `apiVersion`).
-   * `apiVersion` is that `apiVersion` as the server serves it, with the domain resolved, for
-   * kinds whose stored objects do not carry it (a {@link ResourceType.storedAs} kind); absent
-   * where a caller has no server.
+   * `served` says how the server serves it: the `apiVersion` with the domain resolved (for kinds
+   * whose stored objects do not carry it, a {@link ResourceType.storedAs} kind) and the domain
+   * (for annotations named after it); absent where a caller has no server.
    */
-  fromStorage?(object: APIObject, apiVersion?: string): APIObject;
+  fromStorage?(object: APIObject, served?: ServedVersion): APIObject;
 }
 
 /** A Table column and how a cell is computed from an object. */

@@ -291,7 +291,7 @@ export class APIServer {
     for (const type of this.registry.types) {
       const group = this.registry.groupOf(type);
       for (const version of type.versions) {
-        const served = serveResource(type, group, version, type.storedAs ? resolveGroup(type.storedAs.group, this.domain) : "");
+        const served = serveResource(type, group, version, type.storedAs ? resolveGroup(type.storedAs.group, this.domain) : "", this.domain);
         this.#stored.push(served);
         const key = `${group}/${type.resource}`;
         if (version.storage && !this.#storage.has(key)) this.#storage.set(key, served);

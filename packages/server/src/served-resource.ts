@@ -21,6 +21,8 @@ export interface ServedResource {
   qualifiedKind: QualifiedKind;
   /** `/registry/<group or core>/<resource>/` (of the resource it is stored as, for a `storedAs` kind). */
   keyPrefix: string;
+  /** The server's product domain. */
+  domain: string;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface ServedResource {
  * the resolved group of `type.storedAs` (its objects' keys are that resource's); ignored
  * without `storedAs`.
  */
-export function serveResource(type: ResourceType, group: string, version: ResourceVersion, storedIn = ""): ServedResource {
+export function serveResource(type: ResourceType, group: string, version: ResourceVersion, storedIn = "", domain = "orch.io"): ServedResource {
   const stored = type.storedAs ? { group: storedIn, resource: type.storedAs.resource } : { group, resource: type.resource };
   return {
     type,
@@ -39,6 +41,7 @@ export function serveResource(type: ResourceType, group: string, version: Resour
     qualifiedResource: { group, resource: type.resource },
     qualifiedKind: { group, kind: type.kind },
     keyPrefix: `/registry/${stored.group || "core"}/${stored.resource}/`,
+    domain,
   };
 }
 
@@ -92,12 +95,12 @@ export function wireJSON(entry: Entry): string {
  * version, else its conversion (computed on every read; only non-storage versions pay for it).
  */
 export function presentObject(served: ServedResource, stored: APIObject): APIObject {
-  return served.version.fromStorage ? served.version.fromStorage(stored, served.apiVersion) : stored;
+  return served.version.fromStorage ? served.version.fromStorage(stored, served) : stored;
 }
 
 /** {@link wireJSON} in `served`'s version. */
 export function presentJSON(served: ServedResource, entry: Entry): string {
-  return served.version.fromStorage ? JSON.stringify(served.version.fromStorage(wireObject(entry), served.apiVersion)) : wireJSON(entry);
+  return served.version.fromStorage ? JSON.stringify(served.version.fromStorage(wireObject(entry), served)) : wireJSON(entry);
 }
 
 /** A deep, mutable copy of a JSON value (for strategies that edit an object). */

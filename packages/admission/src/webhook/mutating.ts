@@ -55,8 +55,9 @@ async function callMutating(context: CallContext, invocation: Invocation, attrs:
   const version = resourceVersionOf(attrs, invocation.kind.version);
   const { group, version: versionName } = invocation.kind;
   const apiVersion = group ? `${group}/${versionName}` : versionName;
-  const object = toVersion(attrs.object, version, apiVersion);
-  const answer = await callWebhook(context, invocation, attrs, { object, oldObject: toVersion(attrs.oldObject, version, apiVersion) }, true);
+  const served = { apiVersion, domain: context.domain };
+  const object = toVersion(attrs.object, version, served);
+  const answer = await callWebhook(context, invocation, attrs, { object, oldObject: toVersion(attrs.oldObject, version, served) }, true);
   if (answer.patch === undefined) return false;
   if (answer.patchType !== "JSONPatch") throw new WebhookCallError(name, `unsupported patch type ${JSON.stringify(answer.patchType)}`);
   let operations: unknown[];

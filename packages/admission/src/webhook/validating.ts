@@ -16,14 +16,15 @@ import type { WebhookSource } from "./webhooks.js";
 type Objects = { object: APIObject | undefined; oldObject: APIObject | undefined };
 
 /** The objects of `attrs` in each version webhooks matched in, converted once per version. */
-function objectsByVersion(attrs: AdmissionAttributes): (version: string) => Objects {
+function objectsByVersion(attrs: AdmissionAttributes, domain: string): (version: string) => Objects {
   const cache = new Map<string, Objects>();
   return (name) => {
     let objects = cache.get(name);
     if (!objects) {
       const version = resourceVersionOf(attrs, name);
       const apiVersion = attrs.resource.group ? `${attrs.resource.group}/${name}` : name;
-      objects = { object: toVersion(attrs.object, version, apiVersion), oldObject: toVersion(attrs.oldObject, version, apiVersion) };
+      const served = { apiVersion, domain };
+      objects = { object: toVersion(attrs.object, version, served), oldObject: toVersion(attrs.oldObject, version, served) };
       cache.set(name, objects);
     }
     return objects;
@@ -50,7 +51,7 @@ export async function validateWithWebhooks(
     if (invocation) invocations.push([index, invocation]);
   }
   if (invocations.length === 0) return;
-  const objects = objectsByVersion(attrs);
+  const objects = objectsByVersion(attrs, context.domain);
   const refusals = await Promise.all(
     invocations.map(async ([index, invocation]): Promise<unknown> => {
       const hook = invocation.webhook;

@@ -6,7 +6,7 @@
  * @module
  */
 import type { APIObject } from "@orch/meta";
-import type { ResourceVersion } from "@orch/resources";
+import type { ResourceVersion, ServedVersion } from "@orch/resources";
 import fastJSONPatch from "fast-json-patch";
 import type { AdmissionAttributes } from "../attributes.js";
 
@@ -20,13 +20,13 @@ export function resourceVersionOf(attrs: AdmissionAttributes, version: string): 
 }
 
 /**
- * `object` (storage version) in `version` (a copy either way); `apiVersion` is that version's,
- * domain resolved, for kinds whose stored objects do not carry it (`storedAs`).
+ * `object` (storage version) in `version` (a copy either way); `served` is how the server serves
+ * that version (its `apiVersion`, domain resolved, and the domain).
  */
-export function toVersion(object: APIObject | undefined, version: ResourceVersion | undefined, apiVersion?: string): APIObject | undefined {
+export function toVersion(object: APIObject | undefined, version: ResourceVersion | undefined, served?: ServedVersion): APIObject | undefined {
   if (object === undefined) return undefined;
   const copy = structuredClone(object);
-  return version && !version.storage && version.fromStorage ? version.fromStorage(copy, apiVersion) : copy;
+  return version && !version.storage && version.fromStorage ? version.fromStorage(copy, served) : copy;
 }
 
 /** `object` (in `version`) back in the storage version. */
