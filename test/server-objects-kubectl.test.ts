@@ -67,5 +67,10 @@ describe("the objects orch-apiserver creates for itself", () => {
       ["system-cluster-critical", "2000000000"],
       ["system-node-critical", "2000001000"],
     ]);
+    const deleted = await kubectl(["delete", "priorityclass", "system-node-critical"]);
+    expect(deleted.code).not.toBe(0);
+    expect(deleted.stderr).toContain(
+      'Error from server (Forbidden): priorityclasses.scheduling.orch.io "system-node-critical" is forbidden: this is a system priority class and cannot be deleted',
+    );
   });
 });

@@ -1,6 +1,6 @@
-import type { APIObject, FieldError } from "@orch/meta";
+import { FieldPath, formatFieldError, type APIObject, type FieldError } from "@orch/meta";
 import { describe, expect, it } from "vitest";
-import { defaultPodTemplate, formatLabels, podTemplateType, validatePodTemplate } from "./pod-template.js";
+import { defaultPodTemplate, formatLabels, podTemplateType, validatePodTemplate, validatePodTemplateSpec } from "./pod-template.js";
 
 const causes = (errors: FieldError[]) => errors.map((e) => [e.field, e.type]);
 
@@ -28,5 +28,16 @@ describe("PodTemplate", () => {
   it("formats labels sorted by key", () => {
     expect(formatLabels({ b: "2", a: "1" })).toBe("a=1,b=2");
     expect(formatLabels(undefined)).toBe("<none>");
+  });
+});
+
+describe("validatePodTemplateSpec and ephemeral containers", () => {
+  it("refuses them in a template, as the reference", () => {
+    const template = {
+      metadata: { labels: { app: "x" } },
+      spec: { containers: [{ name: "a", image: "x" }], ephemeralContainers: [{ name: "d", image: "busybox" }] },
+    };
+    const messages = validatePodTemplateSpec(template, FieldPath.root("template")).map(formatFieldError);
+    expect(messages).toContain("template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template");
   });
 });

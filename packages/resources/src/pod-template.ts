@@ -4,7 +4,7 @@
  * has kubectl's columns (CONTAINERS, IMAGES, POD LABELS; no age).
  * @module
  */
-import { FieldPath, requiredField, validateLabels, type APIObject, type FieldError } from "@orch/meta";
+import { FieldPath, forbiddenField, requiredField, validateLabels, type APIObject, type FieldError } from "@orch/meta";
 import { podTemplateSpecSchema } from "./internal/apps-common.js";
 import { record } from "./internal/rules.js";
 import { nameColumn } from "./internal/table-columns.js";
@@ -27,7 +27,8 @@ export function defaultPodTemplate(object: APIObject): void {
 
 /**
  * The reference's `ValidatePodTemplateSpec` for the template at `path` (`template`,
- * `spec.template`): required, its labels, and its Pod spec (errors under `<path>.spec`).
+ * `spec.template`): required, its labels, and its Pod spec (errors under `<path>.spec`), without
+ * ephemeral containers.
  */
 export function validatePodTemplateSpec(template: Record<string, unknown> | undefined, path: FieldPath, ctx?: Pick<StrategyContext, "domain">): FieldError[] {
   if (!template) return [requiredField(path)];
@@ -35,6 +36,10 @@ export function validatePodTemplateSpec(template: Record<string, unknown> | unde
   const errors = validateLabels(labels, path.child("metadata").child("labels"));
   const prefix = `${path.toString()}.`;
   for (const e of validatePod(template as APIObject, ctx)) errors.push({ ...e, field: `${prefix}${e.field}` });
+  const ephemeral = record(template["spec"])?.["ephemeralContainers"];
+  if (Array.isArray(ephemeral) && ephemeral.length > 0) {
+    errors.push(forbiddenField(path.child("spec").child("ephemeralContainers"), "ephemeral containers not allowed in pod template"));
+  }
   return errors;
 }
 

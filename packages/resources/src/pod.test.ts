@@ -10,6 +10,7 @@ import {
   podStatusCell,
   podType,
   validatePod,
+  validatePodCreate,
   validatePodStatusUpdate,
   validatePodUpdate,
 } from "./pod.js";
@@ -620,3 +621,16 @@ describe("Pod", () => {
 function withVolumeMount(mount: Record<string, unknown>): APIObject {
   return pod({ volumes: [{ name: "v", emptyDir: {} }], containers: [{ name: "c", image: "i", volumeMounts: [mount] }] });
 }
+
+describe("validatePodCreate", () => {
+  it("refuses ephemeral containers on create, as the reference: they come through the ephemeralcontainers sub-resource", () => {
+    const pod = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "p" },
+      spec: { containers: [{ name: "a", image: "x" }], ephemeralContainers: [{ name: "debug", image: "busybox" }] },
+    } as APIObject;
+    expect(validatePodCreate(pod).map(formatFieldError)).toEqual(["spec.ephemeralContainers: Forbidden: cannot be set on create"]);
+    expect(validatePodCreate({ ...pod, spec: { containers: [{ name: "a", image: "x" }] } })).toEqual([]);
+  });
+});

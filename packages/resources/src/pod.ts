@@ -925,6 +925,18 @@ function validateOnlyAddedTolerations(now: unknown, old: unknown, path: FieldPat
 }
 
 /**
+ * The rules of a Pod's create beyond {@link validatePod} (the reference's `ValidatePodCreate`):
+ * ephemeral containers come only through the `ephemeralcontainers` sub-resource,
+ * `spec.ephemeralContainers: Forbidden: cannot be set on create`.
+ */
+export function validatePodCreate(object: APIObject): FieldError[] {
+  const ephemeral = record(object["spec"])?.["ephemeralContainers"];
+  return Array.isArray(ephemeral) && ephemeral.length > 0
+    ? [forbiddenField(FieldPath.root("spec").child("ephemeralContainers"), "cannot be set on create")]
+    : [];
+}
+
+/**
  * The Pod rules an update adds (the reference's `ValidatePodUpdate`): no container added or
  * removed; `activeDeadlineSeconds` may be set, lowered, never raised nor unset; tolerations may
  * only be added (or change their `tolerationSeconds`); any other spec change is forbidden at
@@ -1196,6 +1208,7 @@ export const podType: ResourceType = {
     prepareForStatusUpdate,
     deleteReturnsObject: true,
     validate: (object, ctx) => validatePod(object, ctx),
+    validateCreate: (object) => validatePodCreate(object),
     validateUpdate: (object, old) => validatePodUpdate(object, old),
     validateStatusUpdate: (object) => validatePodStatusUpdate(object),
     actions: { binding: podBindingAction, eviction: podEvictionAction },

@@ -1,6 +1,6 @@
 import type { APIObject, FieldError } from "@orch/meta";
 import { describe, expect, it } from "vitest";
-import { defaultPriorityClass, priorityClassType, validatePriorityClass, validatePriorityClassUpdate } from "./priority-class.js";
+import { defaultPriorityClass, priorityClassType, refuseSystemClassDeletion, validatePriorityClass, validatePriorityClassUpdate } from "./priority-class.js";
 
 const pc = (fields: Record<string, unknown>, name = "high"): APIObject => ({ metadata: { name }, ...fields });
 const causes = (errors: FieldError[]) => errors.map((e) => [e.field, e.type]);
@@ -61,5 +61,16 @@ describe("PriorityClass", () => {
     expect(columns.map((c) => c.name)).toEqual(["Value", "Global-Default"]);
     expect(columns.map((c) => c.cell(pc({ value: 7, globalDefault: true })))).toEqual([7, true]);
     expect(columns[1]?.cell(pc({ value: 7 }))).toBe(false);
+  });
+});
+
+describe("refuseSystemClassDeletion", () => {
+  it("refuses the system classes with 403, as the reference, and lets others go", () => {
+    const named = (name: string) => ({ apiVersion: "scheduling.k8s.io/v1", kind: "PriorityClass", metadata: { name } }) as APIObject;
+    expect(() => refuseSystemClassDeletion(named("system-node-critical"), "k8s.io")).toThrow(
+      'priorityclasses.scheduling.k8s.io "system-node-critical" is forbidden: this is a system priority class and cannot be deleted',
+    );
+    expect(() => refuseSystemClassDeletion(named("system-cluster-critical"), "orch.io")).toThrow(/forbidden/);
+    expect(() => refuseSystemClassDeletion(named("high"), "orch.io")).not.toThrow();
   });
 });

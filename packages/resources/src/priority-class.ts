@@ -5,7 +5,7 @@
  * class may not exceed one billion.
  * @module
  */
-import { FieldPath, forbiddenField, notSupportedField, requiredField, type APIObject, type FieldError } from "@orch/meta";
+import { FieldPath, forbidden, forbiddenField, notSupportedField, requiredField, type APIObject, type FieldError } from "@orch/meta";
 import { z } from "zod";
 import { immutable } from "./internal/cluster-rules.js";
 import type { ResourceType } from "./resource-type.js";
@@ -35,6 +35,18 @@ export const systemPriorityClasses: readonly { name: string; value: number; glob
   { name: "system-node-critical", value: systemCriticalPriority + 1000, globalDefault: false },
   { name: "system-cluster-critical", value: systemCriticalPriority, globalDefault: false },
 ];
+
+/**
+ * The system classes cannot be deleted, as in the reference: 403 Forbidden `this is a system
+ * priority class and cannot be deleted`.
+ * @throws StatusError 403 for `system-node-critical` and `system-cluster-critical`.
+ */
+export function refuseSystemClassDeletion(object: APIObject, domain: string): void {
+  const name = object.metadata.name ?? "";
+  if (systemPriorityClasses.some((c) => c.name === name)) {
+    throw forbidden({ group: `scheduling.${domain}`, resource: "priorityclasses" }, name, "this is a system priority class and cannot be deleted");
+  }
+}
 
 /** The supported `preemptionPolicy` values, in the reference's order. */
 export const preemptionPolicies = ["PreemptLowerPriority", "Never"] as const;
@@ -105,6 +117,7 @@ export const priorityClassType: ResourceType = {
     defaults: (object) => defaultPriorityClass(object),
     validate: (object) => validatePriorityClass(object),
     validateUpdate: (object, old) => validatePriorityClassUpdate(object, old),
+    checkDelete: (object, ctx) => refuseSystemClassDeletion(object, ctx.domain),
     tableColumns: [
       {
         name: "Value",

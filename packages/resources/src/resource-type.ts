@@ -370,6 +370,11 @@ export interface ResourceStrategy {
   /** The first phase of a deletion that waits for finalizers (Namespace: `status.phase` Terminating). */
   prepareForDelete?(object: APIObject, ctx: StrategyContext): void;
   /**
+   * Refuses the deletion of `object` by throwing its StatusError (the system PriorityClasses:
+   * 403 Forbidden), before admission runs.
+   */
+  checkDelete?(object: APIObject, ctx: StrategyContext): void;
+  /**
    * The name must be a DNS label (no dots), not a DNS subdomain (Namespace): the server passes
    * it to `validateObjectMeta` on every create and update.
    */

@@ -659,6 +659,7 @@ export class ObjectStore {
     const strategy = served.type.strategy;
     const flags = { dryRun: options.dryRun, ...(options.preconditions ? { preconditions: options.preconditions } : {}) };
     return this.guaranteedUpdate(served, namespace, name, flags, async (current) => {
+      strategy?.checkDelete?.(current, this.strategyContext(options.user));
       const attrs = await this.admit(served, {
         operation: "DELETE",
         namespace,
