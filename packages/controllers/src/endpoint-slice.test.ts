@@ -3,7 +3,7 @@ import type { APIObject } from "@orch/meta";
 import { APIServer } from "@orch/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { desiredSlices, EndpointSliceController, endpointSliceController, maxEndpointsPerSlice } from "./endpoint-slice.js";
-import { eventually, interceptTransport, jsonResponse, runController, type RunningController } from "./internal/testing.js";
+import { conflictOnce, eventually, runController, type RunningController } from "./internal/testing.js";
 
 const running: RunningController[] = [];
 const servers: APIServer[] = [];
@@ -25,19 +25,8 @@ const webService: APIObject = {
 async function setup(options: { conflictOnce?: boolean; domain?: string } = {}) {
   const server = new APIServer({ admission: [], ...(options.domain ? { domain: options.domain } : {}) });
   servers.push(server);
-  let conflicted = false;
-  const client = new Client({
-    ...(options.domain ? { domain: options.domain } : {}),
-    transport: interceptTransport(inProcessTransport(server), (request, next) => {
-      if (options.conflictOnce && !conflicted && request.method === "PUT" && request.path.includes("/endpointslices/")) {
-        conflicted = true;
-        return Promise.resolve(
-          jsonResponse(409, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Conflict", code: 409, message: "the object has been modified" }),
-        );
-      }
-      return next();
-    }),
-  });
+  const intercepted = conflictOnce(inProcessTransport(server), "/endpointslices/", options.conflictOnce);
+  const client = new Client({ ...(options.domain ? { domain: options.domain } : {}), transport: intercepted.transport });
   await client.namespaces.create({ metadata: { name: "ns" } });
   const pods = client.resource(podsRef);
   const slices = client.resource(endpointSlicesRef);
@@ -51,7 +40,7 @@ async function setup(options: { conflictOnce?: boolean; domain?: string } = {}) 
   const list = async (): Promise<APIObject[]> => (await slices.list({ namespace: "ns" })).items;
   const controller = await runController(new EndpointSliceController(), client);
   running.push(controller);
-  return { client, pods, slices, services: client.resource(servicesRef), runningPod, list, logs: controller.logs, conflicted: () => conflicted };
+  return { client, pods, slices, services: client.resource(servicesRef), runningPod, list, logs: controller.logs, conflicted: intercepted.conflicted };
 }
 
 /** The endpoints of the only slice, when there is exactly one. */

@@ -4,7 +4,7 @@ import { APIServer } from "@orch/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { EndpointsController, endpointsController, maxEndpointsCapacity, packSubsets, truncateSubsets } from "./endpoints.js";
 import { TriggerTimeTracker } from "./internal/service-endpoints.js";
-import { eventually, interceptTransport, jsonResponse, runController, type RunningController } from "./internal/testing.js";
+import { conflictOnce, eventually, runController, type RunningController } from "./internal/testing.js";
 
 const running: RunningController[] = [];
 const servers: APIServer[] = [];
@@ -33,19 +33,8 @@ const webService: APIObject = {
 async function setup(options: { conflictOnce?: boolean; domain?: string } = {}) {
   const server = new APIServer({ admission: [], ...(options.domain ? { domain: options.domain } : {}) });
   servers.push(server);
-  let conflicted = false;
-  const client = new Client({
-    ...(options.domain ? { domain: options.domain } : {}),
-    transport: interceptTransport(inProcessTransport(server), (request, next) => {
-      if (options.conflictOnce && !conflicted && request.method === "PUT" && request.path.includes("/endpoints/")) {
-        conflicted = true;
-        return Promise.resolve(
-          jsonResponse(409, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Conflict", code: 409, message: "the object has been modified" }),
-        );
-      }
-      return next();
-    }),
-  });
+  const intercepted = conflictOnce(inProcessTransport(server), "/endpoints/", options.conflictOnce);
+  const client = new Client({ ...(options.domain ? { domain: options.domain } : {}), transport: intercepted.transport });
   await client.namespaces.create({ metadata: { name: "ns" } });
   const pods = client.resource(podsRef);
   const endpoints = client.resource(endpointsRef);
@@ -65,7 +54,7 @@ async function setup(options: { conflictOnce?: boolean; domain?: string } = {}) 
   };
   const controller = await runController(new EndpointsController(), client);
   running.push(controller);
-  return { client, pods, endpoints, services: client.resource(servicesRef), runningPod, read, logs: controller.logs, conflicted: () => conflicted };
+  return { client, pods, endpoints, services: client.resource(servicesRef), runningPod, read, logs: controller.logs, conflicted: intercepted.conflicted };
 }
 
 describe("EndpointsController", () => {

@@ -77,6 +77,25 @@ export function interceptTransport(
 }
 
 /**
+ * A transport over `inner` whose first PUT to a path containing `pathPart` answers 409
+ * Conflict, when `enabled`, to prove a controller retries a conflict quietly; `conflicted()`
+ * says whether it happened.
+ */
+export function conflictOnce(inner: Transport, pathPart: string, enabled = true): { transport: Transport; conflicted: () => boolean } {
+  let conflicted = false;
+  const transport = interceptTransport(inner, (request, next) => {
+    if (enabled && !conflicted && request.method === "PUT" && request.path.includes(pathPart)) {
+      conflicted = true;
+      return Promise.resolve(
+        jsonResponse(409, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Conflict", code: 409, message: "the object has been modified" }),
+      );
+    }
+    return next();
+  });
+  return { transport, conflicted: () => conflicted };
+}
+
+/**
  * Creates the `default` ServiceAccount of `namespace`, as the `serviceaccount` controller would
  * (for tests that create Pods without running it: the ServiceAccount admission plugin refuses a
  * Pod whose account is missing).

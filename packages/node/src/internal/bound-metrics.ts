@@ -119,6 +119,16 @@ class SeriesTable<S> {
   }
 }
 
+/** The bound series of a counter or gauge as `prom-client` renders them. */
+function scalarValues<T extends string>(table: SeriesTable<ScalarSeries>): { labels: LabelValues<T>; value: number }[] {
+  return [...table.series.values()].map((s) => ({ labels: { ...s.labels } as LabelValues<T>, value: s.value }));
+}
+
+/** Sets every bound series of a counter or gauge back to 0. */
+function zeroScalars(table: SeriesTable<ScalarSeries>): void {
+  for (const s of table.series.values()) s.value = 0;
+}
+
 /** A `prom-client` Counter with {@link BoundCounter.bind}. */
 export class BoundCounter<T extends string = string> extends Counter<T> {
   readonly #table: SeriesTable<ScalarSeries>;
@@ -135,16 +145,13 @@ export class BoundCounter<T extends string = string> extends Counter<T> {
 
   override async get(): ReturnType<Counter<T>["get"]> {
     const data = await super.get();
-    return {
-      ...data,
-      values: [...data.values, ...[...this.#table.series.values()].map((s) => ({ labels: { ...s.labels } as LabelValues<T>, value: s.value }))],
-    };
+    return { ...data, values: [...data.values, ...scalarValues<T>(this.#table)] };
   }
 
   override reset(): void {
     super.reset();
     // prom-client's constructor resets before this class's fields exist.
-    if (#table in this) for (const s of this.#table.series.values()) s.value = 0;
+    if (#table in this) zeroScalars(this.#table);
   }
 }
 
@@ -164,16 +171,13 @@ export class BoundGauge<T extends string = string> extends Gauge<T> {
 
   override async get(): ReturnType<Gauge<T>["get"]> {
     const data = await super.get();
-    return {
-      ...data,
-      values: [...data.values, ...[...this.#table.series.values()].map((s) => ({ labels: { ...s.labels } as LabelValues<T>, value: s.value }))],
-    };
+    return { ...data, values: [...data.values, ...scalarValues<T>(this.#table)] };
   }
 
   override reset(): void {
     super.reset();
     // prom-client's constructor resets before this class's fields exist.
-    if (#table in this) for (const s of this.#table.series.values()) s.value = 0;
+    if (#table in this) zeroScalars(this.#table);
   }
 }
 
