@@ -4,10 +4,10 @@
  * alone in its tick commits) and point reads by primary key.
  *
  * Then `SqliteStore` itself: creates one at a time and in bursts of concurrent creates (group
- * commit), with the event loop's delay meanwhile (the driver is synchronous, so a commit holds
- * the loop for its fsync). Last, the same durable inserts made by a `worker_threads` worker
- * (what moving the store's commits off the main thread would cost and save), against the same
- * inserts on the main thread, both with the loop's delay.
+ * commit), with the event loop's delay meanwhile (its commits run on a thread of their own).
+ * Last, the same durable inserts made by a `worker_threads` worker against the same inserts on
+ * the main thread (what a commit thread costs and saves at the driver level), with how long the
+ * main thread is busy per commit.
  *
  * Run: `npx tsx --conditions=@orch/source packages/store-sqlite/src/sqlite-driver.bench.ts [module-or-path ...]`. Each
  * argument is resolved with `require` (default: `libsql`, the driver the package depends on);

@@ -162,6 +162,49 @@ for (let i = 0; ; i++) {
   });
 });
 
+describe("SqliteStore commit thread", () => {
+  it("keeps a process alive while a write is unanswered, and not after", async () => {
+    const dir = join(root, `thread-${counter++}`);
+    // The store is never closed: the process must still end once its last write is answered.
+    const script = `
+import { openSqliteStore } from ${JSON.stringify(storeModule)};
+const store = openSqliteStore(${JSON.stringify(dir)});
+const writes = Array.from({ length: 200 }, (_, i) => store.create("/registry/core/configmaps/default/k" + i, { i }));
+const entries = await Promise.all(writes);
+process.stdout.write("acknowledged " + entries.length + " last " + entries.at(-1).modRevision + "\\n");
+store.create("/registry/core/configmaps/default/last", {}).then((e) => process.stdout.write("last " + e.modRevision + "\\n"));
+`;
+    const result = await child(script);
+    expect(result.err).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.out).toBe("acknowledged 200 last 200\nlast 201\n");
+    const store = openSqliteStore(dir);
+    try {
+      expect((await store.list("/registry/")).entries).toHaveLength(201);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("answers writes queued and in flight when closed, in order, before the file is released", async () => {
+    const path = freshPath();
+    const store = new SqliteStore({ path });
+    const first = Array.from({ length: 50 }, (_, i) => store.create(key(`a${i}`), { i }));
+    await new Promise((resolve) => setImmediate(resolve)); // the first batch is on the commit thread
+    const second = Array.from({ length: 50 }, (_, i) => store.create(key(`b${i}`), { i }));
+    store.close();
+    const revisions = (await Promise.all([...first, ...second])).map((e) => e.modRevision);
+    expect(revisions).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    const reopened = new SqliteStore({ path });
+    try {
+      expect(await reopened.revision()).toBe(100);
+      expect((await reopened.list("/registry/")).entries).toHaveLength(100);
+    } finally {
+      reopened.close();
+    }
+  });
+});
+
 describe("SqliteStore file lock", () => {
   it("refuses a second open of the file from another process while a store holds it, naming the path", async () => {
     const dir = join(root, `lock-${counter++}`);

@@ -10,7 +10,9 @@
  * @module
  */
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
+import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from "node:worker_threads";
 import Database from "libsql";
 import {
   StatusError,
@@ -100,6 +102,23 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/** The commit thread's code, beside `src/` and `dist/` alike. */
+const COMMIT_WORKER = new URL("../worker/commit-worker.mjs", import.meta.url);
+
+/** The op codes of the commit thread's `commit` message. */
+const OP_CODE = { create: 0, update: 1, delete: 2 } as const;
+
+/**
+ * One answer of the commit thread (see `worker/commit-worker.mjs`): per write of a commit,
+ * `[0, reason]` for a failed precondition, `[1, revision]` for a create, and
+ * `[1, revision, createRevision, prevRevision, prevJson]` for an update or a delete.
+ */
+type WorkerAnswer =
+  | { results: ([0, "exists" | "missing" | "conflict"] | [1, number] | [1, number, number, number, string])[] }
+  | { compacted: number }
+  | { closed: true }
+  | { failure: string };
+
 function checkRevisionArg(revision: number, what: string): void {
   if (!Number.isSafeInteger(revision) || revision < 0) {
     throw badRequest(`invalid ${what} ${String(revision)}: must be a non-negative integer`);
@@ -126,6 +145,13 @@ function makeEntry(key: string, value: object, createRevision: number, modRevisi
 
 function decode(key: string, json: string, createRevision: number, modRevision: number): Entry {
   return makeEntry(key, deepFreeze(JSON.parse(json) as object), createRevision, modRevision);
+}
+
+/** The StatusError of a write whose precondition failed on the commit thread. */
+function preconditionFailure(key: string, reason: "exists" | "missing" | "conflict"): StatusError {
+  const { resource, name } = keyResource(key);
+  if (reason === "exists") return alreadyExists(resource, name);
+  return reason === "missing" ? notFound(resource, name) : conflict(resource, name);
 }
 
 /** The first column of the first row of `stmt` as a number (0 when there is no row). */
@@ -169,12 +195,15 @@ function isBusy(error: unknown): boolean {
  * `libsql` driver. It passes `@orch/store/testing`.
  *
  * What a caller must know:
- * - A write's promise resolves once its transaction is committed and fsynced. Writes called in
- *   the same turn of the event loop share one transaction (group commit); each is checked
- *   against the state left by the ones before it, so one failing leaves the others alone.
- * - The driver is synchronous: a commit holds the event loop for its fsync, and a read for its
- *   query. Put a `WatchCache` in front (the API server does for every store but `MemoryStore`)
- *   so most reads come from memory.
+ * - A write's promise resolves once its transaction is committed and fsynced. Commits run on a
+ *   thread of their own (a `worker_threads` worker with the only writing connection), so an
+ *   fsync never holds the event loop. Writes called in the same turn of the event loop, and
+ *   all those that arrive while a commit is under way, share the next transaction (group
+ *   commit); each is checked against the state left by the ones before it, so one failing
+ *   leaves the others alone.
+ * - The driver is synchronous: a read holds the event loop for its query (never for a
+ *   commit: WAL readers do not wait for writers). Put a `WatchCache` in front (the API server
+ *   does for every store but `MemoryStore`) so most reads come from memory.
  * - The file is locked for the life of the store (an exclusive SQLite lock on `<path>.lock`):
  *   opening it from a second process (or a second store) fails with a 503 StatusError naming
  *   the path. The OS drops the lock when the holder dies, so a crashed server's file opens again.
@@ -210,20 +239,22 @@ export class SqliteStore implements Store {
   #marks: { at: number; rev: number }[] = [];
 
   readonly #stmt: {
-    begin: Database.Statement;
-    commit: Database.Statement;
-    rollback: Database.Statement;
-    latest: Database.Statement;
     at: Database.Statement;
-    insert: Database.Statement;
     listGe: Database.Statement;
     listGt: Database.Statement;
     countGe: Database.Statement;
     countGt: Database.Statement;
     events: Database.Statement;
-    compact: Database.Statement;
-    setCompacted: Database.Statement;
   };
+  readonly #worker: Worker;
+  readonly #port: MessagePort;
+  /** Bumped by the commit thread after each answer: what a synchronous wait watches. */
+  readonly #answered = new Int32Array(new SharedArrayBuffer(4));
+  /** What to do with each answer the commit thread still owes, oldest first. */
+  readonly #awaiting: ((answer: WorkerAnswer) => void)[] = [];
+  #committing = false;
+  /** Set when the commit thread died: every write then fails with it. */
+  #broken: StatusError | undefined = undefined;
 
   /**
    * Opens (or creates) the database at `options.path`, checks its schema version and locks it.
@@ -266,12 +297,7 @@ export class SqliteStore implements Store {
     }
     this.#db = db;
     this.#stmt = {
-      begin: db.prepare("BEGIN IMMEDIATE"),
-      commit: db.prepare("COMMIT"),
-      rollback: db.prepare("ROLLBACK"),
-      latest: db.prepare("SELECT id, created, deleted, create_revision, value FROM log WHERE name = ? ORDER BY id DESC LIMIT 1"),
       at: db.prepare("SELECT id, deleted, create_revision, value FROM log WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1"),
-      insert: db.prepare("INSERT INTO log (id, name, created, deleted, create_revision, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?, ?)"),
       listGe: db.prepare(listSql(">=")),
       listGt: db.prepare(listSql(">")),
       countGe: db.prepare(countSql(">=")),
@@ -279,15 +305,22 @@ export class SqliteStore implements Store {
       events: db.prepare(
         "SELECT l.id, l.name, l.created, l.deleted, l.create_revision, l.prev_revision, l.value, " +
           "p.create_revision AS p_create, p.value AS p_value FROM log l LEFT JOIN log p ON p.id = l.prev_revision " +
-          "WHERE l.id > ? AND l.name >= ? AND l.name < ? ORDER BY l.id",
+          "WHERE l.id > ? AND l.id <= ? AND l.name >= ? AND l.name < ? ORDER BY l.id",
       ),
-      compact: db.prepare(
-        "DELETE FROM log WHERE id < ?1 AND (deleted = 1 OR EXISTS " + "(SELECT 1 FROM log n WHERE n.name = log.name AND n.id > log.id AND n.id <= ?1))",
-      ),
-      setCompacted: db.prepare("UPDATE meta SET value = ? WHERE name = 'compact_revision'"),
     };
     this.#rev = scalar(db.prepare("SELECT COALESCE(MAX(id), 0) AS n FROM log"));
     this.#compacted = scalar(db.prepare("SELECT value FROM meta WHERE name = 'compact_revision'"));
+    const { port1, port2 } = new MessageChannel();
+    this.#port = port1;
+    this.#worker = new Worker(COMMIT_WORKER, {
+      workerData: { port: port2, path: options.path, signal: this.#answered, driver: createRequire(import.meta.url).resolve("libsql") },
+      transferList: [port2],
+    });
+    // Neither keeps a process alive on its own: the port is referenced while an answer is owed.
+    this.#worker.unref();
+    this.#port.on("message", (answer: WorkerAnswer) => this.#onAnswer(answer));
+    this.#port.unref();
+    this.#worker.on("error", (error) => this.#fail(error));
     if (Number.isFinite(this.#windowMs)) {
       this.#marks.push({ at: this.#clock.now(), rev: this.#rev });
       this.#scheduleSweep();
@@ -415,8 +448,7 @@ export class SqliteStore implements Store {
       this.#checkOpen();
       checkRevisionArg(revision, "compaction revision");
       if (revision > this.#rev) throw resourceVersionTooLarge(revision, this.#rev);
-      this.#compactTo(revision);
-      return Promise.resolve();
+      return this.#compactTo(revision);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -433,19 +465,30 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Commits the writes still queued, ends every watch, stops the compaction sweep and closes
-   * the file (releasing its lock). Calls after close reject with 503 ServiceUnavailable.
+   * Commits the writes still queued (waiting for the commit thread, synchronously), ends every
+   * watch, stops the compaction sweep, ends the commit thread and closes the file (releasing
+   * its lock). Calls after close reject with 503 ServiceUnavailable.
    * Calling it again does nothing.
    */
   close(): void {
     if (this.#closed) return;
-    this.#flush();
-    this.#closed = true;
     this.#cancelSweep?.();
     this.#cancelSweep = undefined;
-    this.#hub.closeAll();
-    this.#db.close();
-    this.#lock.close();
+    try {
+      this.#drainSync();
+      this.#flush();
+      this.#drainSync();
+      if (this.#broken === undefined) {
+        this.#ask({ type: "close" }, () => undefined);
+        this.#drainSync();
+      }
+    } finally {
+      this.#closed = true;
+      for (const p of this.#pending.splice(0)) p.reject(serviceUnavailable(`the store of ${this.path} is closed`));
+      this.#hub.closeAll();
+      this.#db.close();
+      this.#lock.close();
+    }
   }
 
   // ---- internals ------------------------------------------------------------------------------
@@ -463,87 +506,107 @@ export class SqliteStore implements Store {
 
   #enqueue(op: Op): Promise<Entry> {
     if (this.#closed) return Promise.reject(serviceUnavailable(`the store of ${this.path} is closed`));
+    if (this.#broken !== undefined) return Promise.reject(this.#broken);
     return new Promise<Entry>((resolve, reject) => {
       this.#pending.push({ op, resolve, reject });
-      if (!this.#flushScheduled) {
+      if (!this.#flushScheduled && !this.#committing) {
         this.#flushScheduled = true;
         setImmediate(() => this.#flush());
       }
     });
   }
 
-  /** Applies every queued write in one transaction, commits it, then settles and emits. */
+  /**
+   * Sends every queued write to the commit thread as one transaction. While it commits, new
+   * writes queue; its answer sends them on together (group commit).
+   */
   #flush(): void {
     this.#flushScheduled = false;
     const batch = this.#pending;
-    if (batch.length === 0 || this.#closed) return;
+    if (batch.length === 0 || this.#committing || this.#broken !== undefined) return;
     this.#pending = [];
-    const startRev = this.#rev;
-    const outcomes: ({ ok: true; entry: Entry; event: StoreEvent } | { ok: false; error: unknown })[] = [];
-    try {
-      this.#stmt.begin.run();
-      for (const { op } of batch) {
-        try {
-          outcomes.push({ ok: true, ...this.#apply(op) });
-        } catch (error) {
-          outcomes.push({ ok: false, error });
-        }
-      }
-      this.#stmt.commit.run();
-    } catch (error) {
-      if (this.#db.inTransaction) this.#stmt.rollback.run();
-      this.#rev = startRev;
-      const failure = internalError(`cannot commit to ${this.path}: ${error instanceof Error ? error.message : String(error)}`, error);
-      for (const p of batch) p.reject(failure);
+    this.#committing = true;
+    const ops = batch.map(({ op }) => [OP_CODE[op.kind], op.key, op.kind === "delete" ? null : op.json, op.kind === "create" ? -1 : (op.expect ?? -1)]);
+    this.#ask({ type: "commit", ops }, (answer) => {
+      this.#committing = false;
+      this.#settle(batch, answer);
+      if (this.#pending.length > 0 && !this.#flushScheduled) this.#flush();
+    });
+  }
+
+  /** Resolves or rejects each write of a committed batch, then emits their events in order. */
+  #settle(batch: Pending[], answer: WorkerAnswer): void {
+    if (!("results" in answer)) {
+      const failure = "failure" in answer ? answer.failure : "unexpected answer";
+      const error = internalError(`cannot commit to ${this.path}: ${failure}`);
+      for (const p of batch) p.reject(error);
       return;
     }
     const events: StoreEvent[] = [];
-    batch.forEach((p, i) => {
-      const outcome = outcomes[i];
-      if (outcome === undefined) return;
-      if (outcome.ok) {
-        events.push(outcome.event);
-        p.resolve(outcome.entry);
-      } else p.reject(outcome.error);
+    batch.forEach(({ op, resolve, reject }, i) => {
+      const result = answer.results[i];
+      if (result === undefined) return reject(internalError(`cannot commit to ${this.path}: no answer for ${op.key}`));
+      if (result[0] === 0) return reject(preconditionFailure(op.key, result[1]));
+      const revision = result[1];
+      this.#rev = revision;
+      if (result.length === 2) {
+        const entry = makeEntry(op.key, deepFreeze((op as { value: object }).value), revision, revision);
+        events.push(Object.freeze({ type: "create", entry }));
+        return resolve(entry);
+      }
+      const [, , createRevision, prevRevision, prevJson] = result;
+      const prev = decode(op.key, prevJson, createRevision, prevRevision);
+      if (op.kind === "update") {
+        const entry = makeEntry(op.key, deepFreeze(op.value), createRevision, revision);
+        events.push(Object.freeze({ type: "update", entry, prev }));
+        return resolve(entry);
+      }
+      events.push(Object.freeze({ type: "delete", entry: makeEntry(op.key, prev.value, createRevision, revision), prev }));
+      resolve(prev);
     });
     for (const event of events) this.#hub.publish(event, event.entry.modRevision);
   }
 
-  /** One write inside the open transaction; throws the StatusError of a failed precondition. */
-  #apply(op: Op): { entry: Entry; event: StoreEvent } {
-    const row = this.#stmt.latest.get(op.key) as Pick<Row, "id" | "created" | "deleted" | "create_revision" | "value"> | undefined;
-    const live = row !== undefined && row.deleted === 0 ? row : undefined;
-    if (op.kind === "create") {
-      if (live !== undefined) {
-        const { resource, name } = keyResource(op.key);
-        throw alreadyExists(resource, name);
+  /** Sends `message` to the commit thread; `then` gets its answer (answers come in order). */
+  #ask(message: object, then: (answer: WorkerAnswer) => void): void {
+    this.#awaiting.push(then);
+    this.#port.ref();
+    this.#port.postMessage(message);
+  }
+
+  #onAnswer(answer: WorkerAnswer): void {
+    const then = this.#awaiting.shift();
+    if (this.#awaiting.length === 0) this.#port.unref();
+    then?.(answer);
+  }
+
+  /**
+   * Waits, blocking this thread, until the commit thread has answered everything asked so far
+   * (what `close` needs to stay synchronous): each answer is taken off the port at once.
+   * @throws StatusError 500 when the commit thread stays silent for 30 seconds.
+   */
+  #drainSync(): void {
+    let deadline = Date.now() + 30_000;
+    while (this.#awaiting.length > 0 && this.#broken === undefined) {
+      const seen = Atomics.load(this.#answered, 0);
+      const received = receiveMessageOnPort(this.#port);
+      if (received !== undefined) {
+        this.#onAnswer(received.message as WorkerAnswer);
+        deadline = Date.now() + 30_000;
+      } else if (Date.now() > deadline) {
+        throw internalError(`the commit thread of ${this.path} did not answer for 30 s`);
+      } else {
+        Atomics.wait(this.#answered, 0, seen, 100);
       }
-      const revision = this.#rev + 1;
-      this.#stmt.insert.run(revision, op.key, 1, 0, revision, row?.id ?? 0, op.json);
-      this.#rev = revision;
-      const entry = makeEntry(op.key, deepFreeze(op.value), revision, revision);
-      return { entry, event: Object.freeze({ type: "create", entry }) };
     }
-    if (live === undefined) {
-      const { resource, name } = keyResource(op.key);
-      throw notFound(resource, name);
-    }
-    if (op.expect !== undefined && live.id !== op.expect) {
-      const { resource, name } = keyResource(op.key);
-      throw conflict(resource, name);
-    }
-    const prev = decode(op.key, live.value, live.create_revision, live.id);
-    const revision = this.#rev + 1;
-    if (op.kind === "update") {
-      this.#stmt.insert.run(revision, op.key, 0, 0, live.create_revision, live.id, op.json);
-      this.#rev = revision;
-      const entry = makeEntry(op.key, deepFreeze(op.value), live.create_revision, revision);
-      return { entry, event: Object.freeze({ type: "update", entry, prev }) };
-    }
-    this.#stmt.insert.run(revision, op.key, 0, 1, live.create_revision, live.id, live.value);
-    this.#rev = revision;
-    const last = makeEntry(op.key, prev.value, live.create_revision, revision);
-    return { entry: prev, event: Object.freeze({ type: "delete", entry: last, prev }) };
+  }
+
+  /** The commit thread died: what it owed and what is queued fail, and so does every later write. */
+  #fail(error: unknown): void {
+    this.#broken = internalError(`the commit thread of ${this.path} failed: ${error instanceof Error ? error.message : String(error)}`, error);
+    const failure = { failure: this.#broken.message };
+    while (this.#awaiting.length > 0) this.#onAnswer(failure);
+    for (const p of this.#pending.splice(0)) p.reject(this.#broken);
   }
 
   #openWatch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterator<StoreEvent> {
@@ -560,11 +623,11 @@ export class SqliteStore implements Store {
       w.close();
       return w;
     }
-    // Queued writes are not committed yet, so their events come through the hub later: the
-    // catch-up read (everything up to #rev is in the log now) and the registration happen in one
-    // synchronous step, so no commit falls between them.
+    // Writes not yet answered by the commit thread come through the hub later: the catch-up
+    // read stops at #rev (the commit thread may be ahead of it in the file) and happens in one
+    // synchronous step with the registration, so no answer falls between them.
     if (fromRevision < this.#rev) {
-      const rows = this.#stmt.events.all(fromRevision, prefix, prefixEndOf(prefix) ?? ABOVE_ALL_TEXT) as EventRow[];
+      const rows = this.#stmt.events.all(fromRevision, this.#rev, prefix, prefixEndOf(prefix) ?? ABOVE_ALL_TEXT) as EventRow[];
       for (const row of rows) w.push(eventOf(row));
     }
     this.#hub.add(w, this.#rev);
@@ -572,18 +635,21 @@ export class SqliteStore implements Store {
     return w;
   }
 
-  #compactTo(revision: number): void {
-    if (revision <= this.#compacted) return;
-    this.#stmt.begin.run();
-    try {
-      this.#stmt.compact.run(revision);
-      this.#stmt.setCompacted.run(revision);
-      this.#stmt.commit.run();
-    } catch (error) {
-      if (this.#db.inTransaction) this.#stmt.rollback.run();
-      throw internalError(`cannot compact ${this.path}: ${error instanceof Error ? error.message : String(error)}`, error);
-    }
+  /**
+   * Compacts to `revision` on the commit thread. Reads below it are refused from now on, before
+   * the rows go: a read never sees a half-compacted history. A failed compaction is undone.
+   */
+  #compactTo(revision: number): Promise<void> {
+    const before = this.#compacted;
+    if (revision <= before) return Promise.resolve();
     this.#compacted = revision;
+    return new Promise<void>((resolve, reject) => {
+      this.#ask({ type: "compact", revision }, (answer) => {
+        if ("compacted" in answer) return resolve();
+        if (this.#compacted === revision) this.#compacted = before;
+        reject(internalError(`cannot compact ${this.path}: ${"failure" in answer ? answer.failure : "unexpected answer"}`));
+      });
+    });
   }
 
   #scheduleSweep(): void {
@@ -595,12 +661,9 @@ export class SqliteStore implements Store {
       while (this.#marks.length > 0 && (this.#marks[0] as { at: number }).at <= now - this.#windowMs) {
         target = (this.#marks.shift() as { rev: number }).rev;
       }
-      if (target > this.#compacted) {
-        try {
-          this.#compactTo(target);
-        } catch {
-          // A failed sweep leaves history in place; the next sweep tries again.
-        }
+      if (target > this.#compacted && this.#broken === undefined) {
+        // A failed sweep leaves history in place; the next sweep tries again.
+        this.#compactTo(target).catch(() => undefined);
       }
       this.#scheduleSweep();
     });
