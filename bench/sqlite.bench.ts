@@ -92,7 +92,9 @@ async function reads(store: Store, count: number, lists: number): Promise<{ get:
   const admin = { name: "admin", groups: ["system:masters"] };
   const headers = new Headers({ "content-type": "application/json" });
   const encoder = new TextEncoder();
-  for (let i = 0; i < 500; i += 50)
+  const last = await api.handle({ method: "GET", url: "/api/v1/namespaces/default/configmaps/cm-499", user: admin, headers: new Headers() });
+  // A store seeded by an earlier round keeps its 500 ConfigMaps.
+  for (let i = 0; last.status === 404 && i < 500; i += 50)
     await Promise.all(
       Array.from({ length: 50 }, (_, j) =>
         api.handle({
