@@ -6,7 +6,8 @@
  * written to a log file (one event per request: `RequestReceived` omitted, as production
  * policies do), and API priority and fairness with the default limits; `plain` with none of the three. Prints
  * one line, `ready <json>`, with both ports, the CA and the tokens; then answers each line read
- * on stdin with `cpu <µs>`, the CPU time the process has used so far.
+ * on stdin with `cpu <µs>`, the CPU time the process has used so far, except a `loop` line,
+ * which it answers with `loop <json>`, the delay of its event loop since the last `loop` line.
  * @module
  */
 import { parseTokenFile } from "@orch/authn";
@@ -16,6 +17,7 @@ import { APIServer, type APIServerOptions } from "@orch/server";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { AuditLogWriter } from "../packages/cli/src/audit-log.js";
 
 /** What the target prints after `ready `. */
@@ -30,6 +32,13 @@ export interface OperatingTarget {
   tokens: { lister: string; getter: string };
   /** The audit log the operated server writes. */
   auditLog: string;
+}
+
+/** The event-loop delay of the target since it was last asked (ms; as `monitorEventLoopDelay` at 1 ms resolution sees it). */
+export interface LoopDelay {
+  p50: number;
+  p99: number;
+  max: number;
 }
 
 /** How many ConfigMaps the `lister` lists at once. */
@@ -83,8 +92,18 @@ const operatedPort = await started({
 const plainPort = await started({});
 const result: OperatingTarget = { operatedPort, plainPort, ca: ca.certPem, tokens, auditLog };
 console.log(`ready ${JSON.stringify(result)}`);
+// The delay of the process's event loop (both servers share it), from the last `loop` line on.
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
 process.stdin.setEncoding("utf8").on("data", (lines: string) => {
-  for (let i = 0; i < lines.split("\n").length - 1; i++) {
+  for (const line of lines.split("\n").slice(0, -1)) {
+    if (line === "loop") {
+      const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+      const delay: LoopDelay = { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) };
+      loopDelay.reset();
+      console.log(`loop ${JSON.stringify(delay)}`);
+      continue;
+    }
     const { user, system } = process.cpuUsage();
     console.log(`cpu ${user + system}`);
   }

@@ -74,7 +74,19 @@ export {
   type Classification,
   type RequestDigest,
 } from "./flowcontrol/classifier.js";
-export { dealHand, QueueSet, type Admission, type QueueSetOptions, type QueuingConfig, type Rejection } from "./flowcontrol/queue-set.js";
+export { dealHand, QueueSet, type Admission, type QueueSetOptions, type QueuingConfig, type Rejection, type RequestWork } from "./flowcontrol/queue-set.js";
+export { LoopTurns, nextTurn, type TurnScheduler } from "./flowcontrol/loop-turns.js";
+export {
+  estimateObjects,
+  estimateSeats,
+  levelMaxSeats,
+  listedFromCache,
+  maximumListSeats,
+  minimumSeats,
+  objectsPerSeat,
+  seatsForObjects,
+  type WorkDigest,
+} from "./flowcontrol/work-estimator.js";
 export {
   danglingCondition,
   defaultMaxQueueWaitMs,
@@ -83,4 +95,5 @@ export {
   seatsOf,
   type FlowAdmission,
   type FlowControlOptions,
+  type WorkEstimate,
 } from "./flowcontrol/flow-control.js";

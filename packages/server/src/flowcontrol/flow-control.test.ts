@@ -1,7 +1,10 @@
+import { FakeClock, MemoryStore } from "@orch/store";
 import { describe, expect, it, vi } from "vitest";
 import { APIServer } from "../api-server.js";
+import { noopMetrics } from "../metrics.js";
+import type { ServedResource } from "../served-resource.js";
 import { bootstrapConfiguration } from "./bootstrap.js";
-import { seatsOf } from "./flow-control.js";
+import { FlowControl, seatsOf } from "./flow-control.js";
 
 const base = "http://x/apis/flowcontrol.apiserver.orch.io/v1beta2";
 type Obj = {
@@ -119,5 +122,37 @@ describe("seatsOf", () => {
     expect(seats.get("catch-all")).toBe(Math.ceil((600 * 5) / 245));
     expect(seats.get("workload-low")).toBe(Math.ceil((600 * 100) / 245));
     expect(seats.has("exempt")).toBe(false);
+  });
+});
+
+describe("FlowControl.estimate", () => {
+  it("makes a LIST one seat per 100 stored objects of its resource (all namespaces), once they are counted", async () => {
+    const clock = new FakeClock();
+    const store = new MemoryStore({ clock });
+    for (let i = 0; i < 250; i++) await store.create(`/registry/configmaps/ns-${i % 3}/cm-${i}`, { metadata: { name: `cm-${i}` } });
+    const configmaps = { namespaced: true, keyPrefix: "/registry/configmaps/" } as unknown as ServedResource;
+    const input = {
+      domain: "orch.io",
+      clock,
+      store,
+      objects: undefined as never,
+      served: (group: string, resource: string) => (group === "" && resource === "configmaps" ? configmaps : undefined),
+      log: () => undefined,
+    };
+    // 600 seats: catch-all (the only limited level of the mandatory configuration) has them all.
+    const flowControl = new FlowControl(input, { serverConcurrencyLimit: 600, maxQueueWaitMs: 1000, metrics: noopMetrics });
+    const classification = flowControl.classify({ user: { name: "alice", groups: ["system:authenticated"] }, isResourceRequest: true, verb: "list" });
+    if (!classification) throw new Error("not classified");
+    const list = { verb: "list", isResourceRequest: true, group: "", resource: "configmaps", name: "", query: new URLSearchParams() };
+    // Not counted yet: one seat, as the reference for a resource of unknown count.
+    expect(flowControl.estimate(classification, list)).toEqual({ objects: 0, seats: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(flowControl.estimate(classification, list)).toEqual({ objects: 250, seats: 3 });
+    expect(flowControl.estimate(classification, { ...list, query: new URLSearchParams("fieldSelector=metadata.name%3Dcm-1") })).toEqual({
+      objects: 1,
+      seats: 1,
+    });
+    expect(flowControl.estimate(classification, { ...list, verb: "get", name: "cm-1" })).toEqual({ objects: 0, seats: 1 });
+    expect(flowControl.estimate(classification, { ...list, resource: "secrets" })).toEqual({ objects: 0, seats: 1 });
   });
 });

@@ -15,7 +15,9 @@ import { sameJSON } from "../same-json.js";
 import { collectionPrefix, mutableCopy, objectKey, wireObject, type ServedResource } from "../served-resource.js";
 import { autoUpdateAnnotation, bootstrapConfiguration } from "./bootstrap.js";
 import { classify, priorityLevelNameOf, sortFlowSchemas, type Classification, type RequestDigest } from "./classifier.js";
-import { QueueSet, type Admission } from "./queue-set.js";
+import { ObjectCounts } from "./object-counts.js";
+import { QueueSet, type Admission, type RequestWork } from "./queue-set.js";
+import { estimateObjects, levelMaxSeats, minimumSeats, seatsForObjects, type WorkDigest } from "./work-estimator.js";
 
 /** The default bound of a request's wait in a queue: 15 seconds. */
 export const defaultMaxQueueWaitMs = 15_000;
@@ -28,6 +30,14 @@ export interface FlowControlOptions {
   maxQueueWaitMs: number;
   /** Receives the flow-control metrics. */
   metrics: MetricsRecorder;
+}
+
+/** The work {@link FlowControl.estimate} gives a request. */
+export interface WorkEstimate {
+  /** The objects it goes through (0 for a request that lists nothing). */
+  objects: number;
+  /** The seats it occupies while it executes (at least 1). */
+  seats: number;
 }
 
 /** What {@link FlowControl.acquire} gives: a seat (with its release) or a refusal. */
@@ -76,7 +86,10 @@ export class FlowControl {
   readonly #flowSchemas = new Map<string, APIObject>();
   readonly #levels = new Map<string, APIObject>();
   #sorted: APIObject[] = [];
-  readonly #queueSets = new Map<string, { key: string; set: QueueSet }>();
+  /** The queue set of each limited level, with the most seats one request may occupy in it. */
+  readonly #queueSets = new Map<string, { key: string; set: QueueSet; maxSeats: number }>();
+  /** The stored-object counts the width of a LIST is estimated from. */
+  readonly #objectCounts: ObjectCounts;
   /** The controller's writes, one after the other. */
   #work: Promise<void> = Promise.resolve();
   #syncScheduled = false;
@@ -89,6 +102,12 @@ export class FlowControl {
     for (const o of this.#bootstrap.mandatoryPriorityLevels) this.#levels.set(o.metadata.name ?? "", o);
     for (const o of this.#bootstrap.mandatoryFlowSchemas) this.#flowSchemas.set(o.metadata.name ?? "", o);
     this.#recompute();
+    this.#objectCounts = new ObjectCounts(async (group, resource) => {
+      const served = input.served(group, resource);
+      if (!served) return undefined;
+      const page = await input.store.list(collectionPrefix(served, ""), { limit: 1 });
+      return page.entries.length + page.remaining;
+    }, input.clock);
     this.#loop = new ControlLoop(input, {
       reload: () => this.#load(),
       reloadFailed: (error) => input.log(`flow control: relist failed: ${messageOf(error)}`),
@@ -128,20 +147,35 @@ export class FlowControl {
   }
 
   /**
-   * A seat for a classified request in its level, as {@link QueueSet.acquire}; an `Exempt`
-   * level (or a level without a queue set) lets it through at once without counting it.
-   * Records the dispatched, rejected, waited, in-queue and executing metrics.
+   * The work of a classified request in its level (see `work-estimator.ts`): the objects it goes
+   * through (a LIST: those of its resource) and the seats it occupies while it executes (a LIST
+   * one per 100 objects, bounded by the level's maximum; 1 for most requests and in a level
+   * without a queue set).
    */
-  async acquire(classification: Classification, signalOf?: () => AbortSignal | undefined): Promise<FlowAdmission> {
+  estimate(classification: Classification, work: WorkDigest): WorkEstimate {
+    const entry = this.#queueSets.get(classification.priorityLevel.metadata.name ?? "");
+    if (!entry || !work.isResourceRequest || work.resource === undefined) return { objects: 0, seats: minimumSeats };
+    // Any request on a resource keeps its count fresh, so that its first LIST is estimated from one.
+    const objects = estimateObjects(work, this.#objectCounts.get(work.group ?? "", work.resource));
+    return { objects, seats: seatsForObjects(objects, entry.maxSeats) };
+  }
+
+  /**
+   * Seats for a classified request in its level (`work.width`, 1 by default; see
+   * {@link estimate}), as {@link QueueSet.acquire}; an `Exempt` level (or a level without a
+   * queue set) lets it through at once without counting it. Records the dispatched, rejected,
+   * waited, in-queue and executing metrics.
+   */
+  async acquire(classification: Classification, signalOf?: () => AbortSignal | undefined, work: RequestWork = {}): Promise<FlowAdmission> {
     const labels = labelsOf(classification);
     const metrics = this.#options.metrics;
     const entry = this.#queueSets.get(classification.priorityLevel.metadata.name ?? "");
     if (!entry) {
       metrics.flowControlDispatched(labels);
-      return { ok: true, waitedMs: 0, release: () => undefined };
+      return { ok: true, waitedMs: 0, release: () => undefined, begin: () => undefined };
     }
     const flowKey = `${classification.flowSchema.metadata.name ?? ""}\u0000${classification.distinguisher}`;
-    const admission = await entry.set.acquire(flowKey, signalOf);
+    const admission = await entry.set.acquire(flowKey, signalOf, work);
     metrics.flowControlWaited(labels, admission.ok, admission.waitedMs / 1000);
     if (admission.ok) metrics.flowControlDispatched(labels);
     else metrics.flowControlRejected(labels, admission.reason);
@@ -220,9 +254,12 @@ export class FlowControl {
           ? { queues: Number(q["queues"] ?? 64), handSize: Number(q["handSize"] ?? 8), queueLengthLimit: Number(q["queueLengthLimit"] ?? 50) }
           : undefined;
       const key = JSON.stringify(queuing ?? null);
+      const maxSeats = levelMaxSeats(n, queuing?.handSize);
       const existing = this.#queueSets.get(name);
-      if (existing && existing.key === key) existing.set.setSeats(n);
-      else {
+      if (existing && existing.key === key) {
+        existing.set.setSeats(n);
+        existing.maxSeats = maxSeats;
+      } else {
         // A new shape of queues: requests already queued or executing finish on the old set.
         const metrics = this.#options.metrics;
         const set = new QueueSet({
@@ -236,7 +273,7 @@ export class FlowControl {
             else metrics.flowControlExecuting(labels, delta);
           },
         });
-        this.#queueSets.set(name, { key, set });
+        this.#queueSets.set(name, { key, set, maxSeats });
       }
       this.#options.metrics.flowControlSeats(name, n);
     }

@@ -139,6 +139,101 @@ describe("QueueSet", () => {
     expect(set.waiting).toBe(0);
   });
 
+  it("dispatches a narrow request of another flow into the free seats while a wide one waits for enough", async () => {
+    const { set } = queued(10, 64, 1);
+    let other = "y";
+    for (let i = 0; dealHand(other, 64, 1)[0] === dealHand("x", 64, 1)[0]; i++) other = `y-${i}`;
+    const a = await set.acquire("x", undefined, { width: 6 });
+    expect(set.seatsInUse).toBe(6);
+    let b: Admission | undefined;
+    void set.acquire("x", undefined, { width: 6 }).then((admission) => (b = admission));
+    await flush();
+    expect(b).toBeUndefined();
+    const c = await set.acquire(other, undefined, { width: 1 });
+    expect(c.ok).toBe(true);
+    expect(set.seatsInUse).toBe(7);
+    if (a.ok) a.release();
+    await flush();
+    expect(b?.ok).toBe(true);
+    expect(set.seatsInUse).toBe(7);
+  });
+
+  it("lets no request past the one that is next in fair order, even one that would fit", async () => {
+    const { set, clock } = queued(10, 64, 1);
+    let other = "y";
+    for (let i = 0; dealHand(other, 64, 1)[0] === dealHand("x", 64, 1)[0]; i++) other = `y-${i}`;
+    const a = await set.acquire("x", undefined, { width: 6 });
+    const y1 = await set.acquire(other);
+    const settled: string[] = [];
+    void set.acquire(other, undefined, { width: 4 }).then(() => settled.push("y2"));
+    void set.acquire("x", undefined, { width: 6 }).then(() => settled.push("b"));
+    // y's first request runs a whole second: its flow is charged for it, so x's waiting request comes first.
+    clock.advance(1000);
+    if (y1.ok) y1.release();
+    await flush();
+    // y2 would fit (6 + 4 seats of 10), but b is next and does not fit yet.
+    expect(settled).toEqual([]);
+    expect(set.seatsInUse).toBe(6);
+    if (a.ok) a.release();
+    await flush();
+    // a's second is charged to x now (6 seat-seconds): y2 comes first, and both fit.
+    expect(settled).toEqual(["y2", "b"]);
+    expect(set.seatsInUse).toBe(10);
+  });
+
+  it("runs a request wider than the level once nothing else executes, and alone", async () => {
+    const { set } = queued(4);
+    const a = await set.acquire("a");
+    let wide: Admission | undefined;
+    void set.acquire("b", undefined, { width: 6 }).then((admission) => (wide = admission));
+    await flush();
+    expect(wide).toBeUndefined();
+    if (a.ok) a.release();
+    await flush();
+    expect(wide?.ok).toBe(true);
+    expect(set.seatsInUse).toBe(6);
+    let next: Admission | undefined;
+    void set.acquire("a").then((admission) => (next = admission));
+    await flush();
+    expect(next).toBeUndefined();
+  });
+
+  it("lets a Reject level run a request wider than its seats when nothing executes, and refuses the next", async () => {
+    const set = new QueueSet({ seats: 2, clock: new FakeClock(), maxQueueWaitMs: 1000 });
+    expect((await set.acquire("x", undefined, { width: 3 })).ok).toBe(true);
+    expect(await set.acquire("y")).toMatchObject({ ok: false, reason: "concurrency-limit" });
+  });
+
+  it("charges a request that starts later only for the time it runs, not the time it held its seats before", async () => {
+    const { set, clock } = queued(1, 64, 1);
+    let late = "late";
+    for (let i = 0; dealHand(late, 64, 1)[0] === dealHand("slow", 64, 1)[0]; i++) late = `late-${i}`;
+    const order: string[] = [];
+    const running: { flow: string; admission: Admission }[] = [];
+    const track = (flow: string) =>
+      void set.acquire(flow, undefined, { startsLater: flow === late }).then((admission) => {
+        order.push(flow);
+        running.push({ flow, admission });
+      });
+    // Each request holds the seat 100 ms; a late one waits 99 ms of them before it begins.
+    for (let i = 0; i < 30; i++) track("slow");
+    for (let i = 0; i < 30; i++) track(late);
+    for (let done = 0; done < 30; done++) {
+      await flush();
+      const next = running.shift();
+      if (!next?.admission.ok) break;
+      if (next.flow === late) {
+        clock.advance(99);
+        next.admission.begin();
+        clock.advance(1);
+      } else clock.advance(100);
+      next.admission.release();
+    }
+    await flush();
+    const first30 = order.slice(0, 30);
+    expect(first30.filter((f) => f === late).length).toBeGreaterThanOrEqual(27);
+  });
+
   it("dispatches waiting requests into new seats when the seats grow", async () => {
     const { set } = queued(1);
     await set.acquire("a");

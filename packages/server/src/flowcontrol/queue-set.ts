@@ -1,15 +1,23 @@
 /**
- * The queue set of one limited priority level: at most `seats` requests execute at once; the
- * rest wait in queues chosen by shuffle sharding, or are refused at once for a `Reject` level.
+ * The queue set of one limited priority level: the requests executing at once occupy at most
+ * `seats` seats, each as many as its width (one for most requests, more for a LIST of many
+ * objects); the rest wait in queues chosen by shuffle sharding, or are refused at once for a
+ * `Reject` level.
  *
  * Dispatch is fair queuing by virtual time, as the reference's queue sets do: a virtual clock
- * R advances, in seat-seconds per active queue, at the rate the level's seats are in use divided
- * by the number of queues with requests waiting or executing; each queue keeps the R at which its
- * next request may start (`nextDispatchR`), which each dispatch moves on by an estimate of the
- * request's work and each completion corrects to the seat-seconds it really took. Each time a
- * seat frees, the waiting queue with the smallest `nextDispatchR` gives up its oldest request
- * (ties go round robin). So a flow gets its share of the seats' time, not of the dispatches: a
- * flow of slow LISTs gets fewer dispatches than a flow of quick GETs, and a flow that floods its
+ * R advances, in seat-seconds per active queue, at the rate the seats of running requests are
+ * used (at most the level's seats) divided by the number of queues with requests waiting or
+ * executing; each queue keeps the R at which its next request may start (`nextDispatchR`), which
+ * each dispatch moves on by the request's estimated work (its width times an assumed duration)
+ * and each completion corrects to the seat-seconds it really took (its width times how long it
+ * ran). A request runs from its dispatch, or, when it was let through to start later (a wide
+ * request waiting for a turn of the event loop), from when it says it begins: it holds its seats
+ * from its dispatch, but the seat-seconds it is charged, and those R counts, are those it ran.
+ * Each time seats free, the waiting queue whose oldest request would finish first in R
+ * (`nextDispatchR` plus that request's work; ties go round robin) gives it up, when its width
+ * fits in the free seats; when it does not, nothing is dispatched until enough seats free (a
+ * request wider than the level waits until nothing executes). So a flow gets its share of the seats' time, not of the dispatches: a flow of
+ * wide, slow LISTs gets fewer dispatches than a flow of quick GETs, and a flow that floods its
  * queues does not starve one that sends a few. A queue that falls idle forgets its credit and
  * its debt: it starts again at the current R.
  * @module
@@ -23,12 +31,25 @@ export type Rejection = "queue-full" | "concurrency-limit" | "time-out" | "cance
 export type Admission =
   | {
       ok: true;
-      /** Gives the seat back (idempotent). */
+      /** Gives the seats back (idempotent). */
       release: () => void;
+      /** Says that a request let through with `startsLater` begins to run now (idempotent; nothing otherwise). */
+      begin: () => void;
       /** How long the request waited in its queue (ms; 0 when it was not queued). */
       waitedMs: number;
     }
   | { ok: false; reason: Rejection; waitedMs: number };
+
+/** The work of a request, as {@link QueueSet.acquire} takes it. */
+export interface RequestWork {
+  /** The seats it occupies while it executes (1 by default; at least 1 is used). */
+  width?: number;
+  /**
+   * True when it does not run as soon as it is let through but holds its seats until it calls
+   * the admission's `begin`: its work is counted from then.
+   */
+  startsLater?: boolean;
+}
 
 /** The queuing of a `Queue` level (`limitResponse.queuing`). */
 export interface QueuingConfig {
@@ -53,6 +74,10 @@ export interface QueueSetOptions {
 
 interface Waiter {
   queue: Queue;
+  /** The seats the request occupies once it executes. */
+  width: number;
+  /** True when it begins to run later than its dispatch (see {@link RequestWork}). */
+  startsLater: boolean;
   enqueuedAt: number;
   settle: (admission: Admission) => void;
   cleanup: () => void;
@@ -62,12 +87,16 @@ interface Queue {
   index: number;
   waiting: Waiter[];
   executing: number;
+  /** The seats the queue's executing requests occupy. */
+  seatsInUse: number;
+  /** The seats the queue's waiting requests will occupy. */
+  seatsWaiting: number;
   /** The virtual time (seat-seconds) at which the queue's next request may start. */
   nextDispatchR: number;
 }
 
-/** The work a request is assumed to take when it is dispatched (seat-seconds), corrected when it ends. */
-const estimatedWork = 0.003;
+/** How long a request is assumed to execute when it is dispatched (seconds); its work is this times its width, corrected when it ends. */
+const estimatedDuration = 0.003;
 
 /** FNV-1a, 64 bits, of `text`'s UTF-16 code units. */
 function fnv1a64(text: string): bigint {
@@ -112,6 +141,10 @@ export class QueueSet {
   readonly #queues: Queue[];
   #executing = 0;
   #waiting = 0;
+  /** The seats the executing requests occupy. */
+  #seatsInUse = 0;
+  /** The seats of the executing requests that run (began). */
+  #seatsRunning = 0;
   /** The queue dispatched from last: ties between queues go round robin from the one after it. */
   #last = -1;
   /** The virtual clock R, in seat-seconds per active queue. */
@@ -129,15 +162,15 @@ export class QueueSet {
     this.#maxWaitMs = options.maxQueueWaitMs;
     this.#onChange = options.onChange ?? (() => undefined);
     const count = options.queuing ? Math.max(1, options.queuing.queues) : 1;
-    this.#queues = Array.from({ length: count }, (_, index) => ({ index, waiting: [], executing: 0, nextDispatchR: 0 }));
+    this.#queues = Array.from({ length: count }, (_, index) => ({ index, waiting: [], executing: 0, seatsInUse: 0, seatsWaiting: 0, nextDispatchR: 0 }));
     this.#lastAdvance = this.#clock.now();
   }
 
-  /** Moves R on to now, at the rate the seats were in use, shared by the active queues. */
+  /** Moves R on to now, at the rate the running requests used seats (at most the level's), shared by the active queues. */
   #advance(): void {
     const now = this.#clock.now();
     if (this.#activeQueues > 0 && now > this.#lastAdvance) {
-      this.#currentR += ((now - this.#lastAdvance) / 1000) * (Math.min(this.#executing, this.#seats) / this.#activeQueues);
+      this.#currentR += ((now - this.#lastAdvance) / 1000) * (Math.min(this.#seatsRunning, this.#seats) / this.#activeQueues);
     }
     this.#lastAdvance = now;
   }
@@ -165,6 +198,11 @@ export class QueueSet {
     return this.#executing;
   }
 
+  /** How many seats the executing requests occupy now. */
+  get seatsInUse(): number {
+    return this.#seatsInUse;
+  }
+
   /** How many requests wait in the queues now. */
   get waiting(): number {
     return this.#waiting;
@@ -176,29 +214,37 @@ export class QueueSet {
     this.#dispatch();
   }
 
+  /** True when a request `width` seats wide may start now: it fits in the free seats, or is wider than the level and nothing executes. */
+  #fits(width: number): boolean {
+    return this.#seatsInUse + width <= this.#seats || this.#executing === 0;
+  }
+
   /**
-   * Asks for a seat for a request of flow `flowKey` (the flow schema's name and the
-   * distinguisher). Resolves at once when a seat is free; a `Reject` level refuses
-   * `concurrency-limit` otherwise; a `Queue` level puts the request in the shortest queue of its
-   * hand (`queue-full` when that queue holds `queueLengthLimit` requests) until a seat is its,
-   * the request's signal aborts (`cancelled`) or the wait bound passes (`time-out`). Never
-   * rejects. `signalOf` is asked only for a request that waits (an adapter may make the signal
-   * on demand: most requests never need one).
+   * Asks for `width` seats (at least 1) for a request of flow `flowKey` (the flow schema's name
+   * and the distinguisher). Resolves at once when nothing waits and they are free; a `Reject`
+   * level refuses `concurrency-limit` otherwise; a `Queue` level puts the request in the queue
+   * of its hand with the fewest seats asked for (`queue-full` when that queue holds
+   * `queueLengthLimit` requests) until it is dispatched, the request's signal aborts
+   * (`cancelled`) or the wait bound passes (`time-out`). Never rejects. `signalOf` is asked only
+   * for a request that waits (an adapter may make the signal on demand: most requests never
+   * need one).
    */
-  acquire(flowKey: string, signalOf?: () => AbortSignal | undefined): Promise<Admission> {
+  acquire(flowKey: string, signalOf?: () => AbortSignal | undefined, work: RequestWork = {}): Promise<Admission> {
+    const seats = Math.max(1, Math.floor(work.width ?? 1));
+    const startsLater = work.startsLater === true;
     const queuing = this.#queuing;
     if (!queuing) {
-      if (this.#executing >= this.#seats) return Promise.resolve({ ok: false, reason: "concurrency-limit", waitedMs: 0 });
+      if (!this.#fits(seats)) return Promise.resolve({ ok: false, reason: "concurrency-limit", waitedMs: 0 });
       this.#advance();
       const only = this.#queues[0] as Queue;
       this.#activate(only);
-      return Promise.resolve(this.#start(only, 0));
+      return Promise.resolve(this.#start(only, seats, startsLater, 0));
     }
     const queue = this.#shortest(this.#handOf(flowKey, queuing.handSize));
-    if (this.#waiting === 0 && this.#executing < this.#seats) {
+    if (this.#waiting === 0 && this.#fits(seats)) {
       this.#advance();
       this.#activate(queue);
-      return Promise.resolve(this.#start(queue, 0));
+      return Promise.resolve(this.#start(queue, seats, startsLater, 0));
     }
     if (queue.waiting.length >= queuing.queueLengthLimit) return Promise.resolve({ ok: false, reason: "queue-full", waitedMs: 0 });
     const signal = signalOf?.();
@@ -209,6 +255,8 @@ export class QueueSet {
       const onAbort = () => this.#remove(waiter, "cancelled");
       const waiter: Waiter = {
         queue,
+        width: seats,
+        startsLater,
         enqueuedAt,
         settle: resolve,
         cleanup: () => {
@@ -219,6 +267,7 @@ export class QueueSet {
       this.#advance();
       this.#activate(queue);
       queue.waiting.push(waiter);
+      queue.seatsWaiting += seats;
       this.#waiting++;
       this.#onChange("inQueue", 1);
       cancelTimer = this.#clock.setTimer(this.#maxWaitMs, () => this.#remove(waiter, "time-out"));
@@ -241,35 +290,52 @@ export class QueueSet {
     return hand;
   }
 
-  /** The queue of `hand` with the fewest requests (waiting and executing), the first on a tie. */
+  /** The queue of `hand` with the fewest seats asked for (waiting and in use), the first on a tie. */
   #shortest(hand: number[]): Queue {
     let best = this.#queues[hand[0] ?? 0] as Queue;
     for (const i of hand) {
       const q = this.#queues[i] as Queue;
-      if (q.waiting.length + q.executing < best.waiting.length + best.executing) best = q;
+      if (q.seatsWaiting + q.seatsInUse < best.seatsWaiting + best.seatsInUse) best = q;
     }
     return best;
   }
 
-  /** Starts a request of `queue` (already active, R advanced): its estimated work is charged to the queue. */
-  #start(queue: Queue, waitedMs: number): Admission {
+  /**
+   * Dispatches a request `width` seats wide of `queue` (already active, R advanced): its
+   * estimated work is charged to the queue; it runs now, or when it begins (`startsLater`).
+   */
+  #start(queue: Queue, width: number, startsLater: boolean, waitedMs: number): Admission {
     this.#executing++;
+    this.#seatsInUse += width;
     queue.executing++;
-    queue.nextDispatchR += estimatedWork;
+    queue.seatsInUse += width;
+    queue.nextDispatchR += width * estimatedDuration;
     this.#onChange("executing", 1);
-    const startedAt = this.#clock.now();
+    let runningSince: number | undefined;
     let released = false;
+    const begin = () => {
+      if (runningSince !== undefined || released) return;
+      this.#advance();
+      runningSince = this.#clock.now();
+      this.#seatsRunning += width;
+    };
+    if (!startsLater) begin();
     return {
       ok: true,
       waitedMs,
+      begin,
       release: () => {
         if (released) return;
         released = true;
         this.#advance();
-        // The estimate becomes the seat-seconds the request really took.
-        queue.nextDispatchR += (this.#clock.now() - startedAt) / 1000 - estimatedWork;
+        // The estimate becomes the seat-seconds the request really ran.
+        const ranMs = runningSince === undefined ? 0 : this.#clock.now() - runningSince;
+        if (runningSince !== undefined) this.#seatsRunning -= width;
+        queue.nextDispatchR += width * (ranMs / 1000 - estimatedDuration);
         this.#executing--;
+        this.#seatsInUse -= width;
         queue.executing--;
+        queue.seatsInUse -= width;
         this.#settle(queue);
         this.#onChange("executing", -1);
         this.#dispatch();
@@ -283,6 +349,7 @@ export class QueueSet {
     if (at === -1) return;
     this.#advance();
     waiter.queue.waiting.splice(at, 1);
+    waiter.queue.seatsWaiting -= waiter.width;
     this.#settle(waiter.queue);
     this.#waiting--;
     this.#onChange("inQueue", -1);
@@ -290,23 +357,37 @@ export class QueueSet {
     waiter.settle({ ok: false, reason, waitedMs: this.#clock.now() - waiter.enqueuedAt });
   }
 
-  /** Fills free seats from the queues: the waiting queue with the smallest `nextDispatchR` first, ties round robin. */
+  /**
+   * Fills free seats from the queues: the waiting queue whose oldest request would finish first
+   * in R, ties round robin, while that request fits in the free seats.
+   */
   #dispatch(): void {
     const n = this.#queues.length;
-    if (this.#executing < this.#seats && this.#waiting > 0) this.#advance();
-    while (this.#executing < this.#seats && this.#waiting > 0) {
+    if (this.#seatsInUse < this.#seats && this.#waiting > 0) this.#advance();
+    while (this.#seatsInUse < this.#seats && this.#waiting > 0) {
       let queue: Queue | undefined;
+      let finish = Infinity;
       for (let step = 1; step <= n; step++) {
         const candidate = this.#queues[(this.#last + step) % n] as Queue;
-        if (candidate.waiting.length > 0 && (queue === undefined || candidate.nextDispatchR < queue.nextDispatchR)) queue = candidate;
+        const oldest = candidate.waiting[0];
+        if (!oldest) continue;
+        const candidateFinish = candidate.nextDispatchR + oldest.width * estimatedDuration;
+        if (candidateFinish < finish) {
+          queue = candidate;
+          finish = candidateFinish;
+        }
       }
       if (!queue) return;
+      const waiter = queue.waiting[0] as Waiter;
+      // The next request in fair order waits for enough seats: none is let past it.
+      if (!this.#fits(waiter.width)) return;
       this.#last = queue.index;
-      const waiter = queue.waiting.shift() as Waiter;
+      queue.waiting.shift();
+      queue.seatsWaiting -= waiter.width;
       this.#waiting--;
       this.#onChange("inQueue", -1);
       waiter.cleanup();
-      waiter.settle(this.#start(queue, this.#clock.now() - waiter.enqueuedAt));
+      waiter.settle(this.#start(queue, waiter.width, waiter.startsLater, this.#clock.now() - waiter.enqueuedAt));
     }
   }
 }

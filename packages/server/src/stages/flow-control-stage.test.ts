@@ -2,6 +2,7 @@ import { MemoryStore, FakeClock } from "@orch/store";
 import { describe, expect, it } from "vitest";
 import type { APIResponse } from "../api-request.js";
 import { FlowControl } from "../flowcontrol/flow-control.js";
+import { LoopTurns } from "../flowcontrol/loop-turns.js";
 import { noopMetrics } from "../metrics.js";
 import { withMaxInFlightLimit, withPriorityAndFairness } from "./flow-control-stage.js";
 import { withRequestInfo } from "./request-info-stage.js";
@@ -56,6 +57,49 @@ describe("withPriorityAndFairness", () => {
     expect((await exempt).status).toBe(200);
     // The seat was given back.
     expect((await pipeline(request(alice))).status).toBe(200);
+  });
+
+  it("starts a request that goes through many objects on a turn of its own, holding its seats until it has run", async () => {
+    const flowControl = mandatoryOnly(10);
+    const estimates: number[] = [];
+    const flow = {
+      classify: flowControl.classify.bind(flowControl),
+      acquire: flowControl.acquire.bind(flowControl),
+      // A LIST of 600 objects in a level of 10 seats (bounded to 6); a LIST of 50 is one seat and no turn.
+      estimate: (_: unknown, work: { verb: string; query?: URLSearchParams }) => {
+        const objects = work.verb !== "list" ? 0 : work.query?.get("limit") === "50" ? 50 : 600;
+        const seats = objects > 100 ? 6 : 1;
+        estimates.push(seats);
+        return { objects, seats };
+      },
+    };
+    const scheduled: (() => void)[] = [];
+    const turns = new LoopTurns((fn) => scheduled.push(fn));
+    const handled: string[] = [];
+    const pipeline = chain([withRequestInfo, withPriorityAndFairness(flow, "orch.io", turns)], async (r) => {
+      handled.push(r.url);
+      return { status: 200, headers: new Headers(), body: "{}" };
+    });
+    const collection = "/api/v1/namespaces/default/configmaps";
+    const wide = pipeline(request(alice));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // Let through, waiting for its turn: not run yet, its 6 seats taken.
+    expect(handled).toEqual([]);
+    expect(scheduled).toHaveLength(1);
+    // A second wide one does not fit in the 4 seats left of the Reject level; narrow ones do, and run at once.
+    expect((await pipeline(request(alice))).status).toBe(429);
+    expect((await pipeline(request(alice, `${collection}/one`))).status).toBe(200);
+    expect((await pipeline(request(alice, `${collection}?limit=50`))).status).toBe(200);
+    expect(handled).toEqual([`${collection}/one`, `${collection}?limit=50`]);
+    scheduled.shift()?.();
+    expect((await wide).status).toBe(200);
+    expect(handled.at(-1)).toBe(collection);
+    // Its seats are back.
+    const again = pipeline(request(alice));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    scheduled.shift()?.();
+    expect((await again).status).toBe(200);
+    expect(estimates).toEqual([6, 6, 1, 1, 6]);
   });
 
   it("names the headers X-Kubernetes-PF-* under k8s.io", async () => {

@@ -8,6 +8,8 @@ import { extensionPrefix, tooManyRequests } from "@orch/meta";
 import type { APIResponse } from "../api-request.js";
 import type { FlowControl } from "../flowcontrol/flow-control.js";
 import type { RequestDigest } from "../flowcontrol/classifier.js";
+import { LoopTurns } from "../flowcontrol/loop-turns.js";
+import { objectsPerSeat, type WorkDigest } from "../flowcontrol/work-estimator.js";
 import { errorResponse } from "../responses.js";
 import { userOf, type ServerRequest, type Stage } from "./stage.js";
 
@@ -37,16 +39,38 @@ function digestOf(request: ServerRequest): RequestDigest {
   };
 }
 
+/** What the work estimate reads of a request. */
+function workOf(request: ServerRequest): WorkDigest {
+  const info = request.info;
+  if (!info?.isResourceRequest) return { verb: info?.verb ?? "", isResourceRequest: false };
+  return { verb: info.verb, isResourceRequest: true, group: info.group, resource: info.resource, name: info.name, query: info.parsed.query };
+}
+
 /**
  * API Priority and Fairness: classifies each request by the FlowSchemas into a priority level,
- * and lets it run when its level has a free seat (an `Exempt` level always has), else queues it
- * or refuses it 429 `TooManyRequests` (`Retry-After: 1`). Every response, the 429s included,
- * carries `X-<Prefix>-PF-FlowSchema-UID` and `X-<Prefix>-PF-PriorityLevel-UID` (`Kubernetes`
- * under `k8s.io`, `Orch` otherwise). A watch holds its seat until its response starts (the
- * handler returns the stream); any other request until the handler's answer, so a streamed
- * body other than a watch's also gives its seat back when its response starts.
+ * estimates its width in seats (one per 100 objects for a LIST, see `work-estimator.ts`; one
+ * for most requests), and lets it run when its level has that many free seats (an `Exempt`
+ * level always has), else queues it or refuses it 429 `TooManyRequests` (`Retry-After: 1`).
+ * Every response, the 429s included, carries `X-<Prefix>-PF-FlowSchema-UID` and
+ * `X-<Prefix>-PF-PriorityLevel-UID` (`Kubernetes` under `k8s.io`, `Orch` otherwise). A watch
+ * holds its seats until its response starts (the handler returns the stream); any other request
+ * until the handler's answer, so a streamed body other than a watch's also gives its seats back
+ * when its response starts.
+ *
+ * A request that goes through more than one seat's worth of objects (more than 100), once let
+ * through, starts on a turn of the event loop of its own (`turns`, one at a time, in order),
+ * holding its seats meanwhile but charged (in its level's fair order) only for the time it runs
+ * from that turn on: the requests that arrive while it waits are read, classified and, when
+ * their level has room, answered first, and the wide ones behind it see its seats taken and
+ * queue by the fair order of their level. On one event loop this is what keeps a flood of
+ * LISTs, each of which holds the loop until its answer is written, from making every other
+ * request wait for all of them.
  */
-export function withPriorityAndFairness(flowControl: Pick<FlowControl, "classify" | "acquire">, domain: string): Stage {
+export function withPriorityAndFairness(
+  flowControl: Pick<FlowControl, "classify" | "acquire" | "estimate">,
+  domain: string,
+  turns: LoopTurns = new LoopTurns(),
+): Stage {
   const prefix = extensionPrefix(domain) === "kubernetes" ? "X-Kubernetes" : "X-Orch";
   const flowSchemaHeader = `${prefix}-PF-FlowSchema-UID`;
   const priorityLevelHeader = `${prefix}-PF-PriorityLevel-UID`;
@@ -58,9 +82,16 @@ export function withPriorityAndFairness(flowControl: Pick<FlowControl, "classify
       response.headers.set(priorityLevelHeader, classification.priorityLevel.metadata.uid ?? "");
       return response;
     };
-    const admission = await flowControl.acquire(classification, () => request.signal);
+    const work = flowControl.estimate(classification, workOf(request));
+    // A request that goes through more objects than one seat's worth holds the loop long enough to take a turn of its own.
+    const takesTurn = work.objects > objectsPerSeat;
+    const admission = await flowControl.acquire(classification, () => request.signal, { width: work.seats, startsLater: takesTurn });
     if (!admission.ok) return mark(tooMany());
     try {
+      if (takesTurn) {
+        await turns.take();
+        admission.begin();
+      }
       return mark(await next(request));
     } catch (error) {
       return mark(errorResponse(error));
