@@ -44,6 +44,22 @@ describe("AuditLogWriter", () => {
     expect((await lines(path)).map((e) => e.auditID)).toEqual(["id-1", "id-2", "id-3"]);
   });
 
+  it("keeps every line whole and in order across its buffers, multi-byte text and lines longer than a buffer included", async () => {
+    const path = join(dir, "audit.log");
+    const writer = new AuditLogWriter({ path });
+    const events = Array.from({ length: 600 }, (_, i) => {
+      const e = event(i, i % 97);
+      e.requestURI += "é€😀".repeat(i % 13);
+      return e;
+    });
+    events[300] = event(300, 200_000);
+    for (let i = 0; i < events.length; i += 7) writer.write(events.slice(i, i + 7));
+    await writer.flush();
+    const written = await lines(path);
+    expect(written.map((e) => e.auditID)).toEqual(events.map((e) => e.auditID));
+    expect(written.map((e) => e.requestURI)).toEqual(events.map((e) => e.requestURI));
+  });
+
   it("drops and counts events beyond the buffer instead of waiting", async () => {
     const path = join(dir, "audit.log");
     const writer = new AuditLogWriter({ path, bufferEvents: 2 });

@@ -188,16 +188,21 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
   // Both kinds show from the start, at 0, as in the reference.
   const inflightOf = { readOnly: inflight.bind("readOnly"), mutating: inflight.bind("mutating") };
   const values = (l: RequestLabels): string[] => [l.verb, l.group, l.version, l.resource, l.subresource, l.scope, l.component];
+  /** The code label of each status code, made once. */
+  const codes = new Map<number, string>();
   return {
     registry,
     requestStarted: (kind: RequestKind) => inflightOf[kind].inc(),
     requestEnded: (kind: RequestKind) => inflightOf[kind].dec(),
     requestFinished: (labels, code, seconds) => {
       const v = values(labels);
-      total.bind(...v, String(code)).inc();
-      duration.bind(...v).observe(seconds);
+      duration.bindValues(v).observe(seconds);
+      let codeLabel = codes.get(code);
+      if (codeLabel === undefined) codes.set(code, (codeLabel = String(code)));
+      v.push(codeLabel);
+      total.bindValues(v).inc();
     },
-    longRunning: (labels, delta) => longRunning.bind(...values(labels)).inc(delta),
+    longRunning: (labels, delta) => longRunning.bindValues(values(labels)).inc(delta),
     storageObjects: (resource, count) => objects.set({ resource }, count),
     deprecatedRequest: (labels) => deprecated.set({ ...labels }, 1),
     authenticated: (result, seconds) => {

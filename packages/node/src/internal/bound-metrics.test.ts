@@ -47,4 +47,21 @@ describe("bound metrics", () => {
     registry.resetMetrics();
     expect(await registry.metrics()).toContain('c_total{a="x"} 0');
   });
+
+  it("keep series apart by each label value, and bindValues hands out the child bind does", async () => {
+    const registry = new Registry();
+    const counter = new BoundCounter({ name: "c_total", help: "h", labelNames: ["a", "b"], registers: [registry] });
+    const histogram = new BoundHistogram({ name: "d_seconds", help: "h", labelNames: ["a", "b"], buckets, registers: [registry] });
+    const gauge = new BoundGauge({ name: "g", help: "h", labelNames: [], registers: [registry] });
+    expect(counter.bindValues(["x", "y"])).toBe(counter.bind("x", "y"));
+    expect(histogram.bindValues(["x", "y"])).toBe(histogram.bind("x", "y"));
+    expect(gauge.bindValues([])).toBe(gauge.bind());
+    counter.bind("x\u0000y", "z").inc();
+    counter.bind("x", "y\u0000z").inc(2);
+    gauge.bind().set(4);
+    const text = await registry.metrics();
+    expect(text).toContain('c_total{a="x\u0000y",b="z"} 1');
+    expect(text).toContain('c_total{a="x",b="y\u0000z"} 2');
+    expect(text).toContain("g 4");
+  });
 });

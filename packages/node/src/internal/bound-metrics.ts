@@ -92,28 +92,43 @@ export interface BoundHistogramChild {
 }
 
 /**
- * The series of one metric by label values, each made on first use. The key joins the values
- * with a character label values do not hold in practice; the label object is built once.
+ * The series of one metric by label values, each made on first use. Found through one map per
+ * label (no key string is built on the request path); the label object is built once.
  */
 class SeriesTable<S> {
   readonly #names: readonly string[];
   readonly #make: (labels: Labels) => S;
-  readonly series = new Map<string, S>();
+  /** One level per label but the last, whose map holds the series. */
+  readonly #root = new Map<string, unknown>();
+  /** Every series, in the order they were made. */
+  readonly series: S[] = [];
 
   constructor(names: readonly string[], make: (labels: Labels) => S) {
     this.#names = names;
     this.#make = make;
   }
 
-  /** The series of `values` (in label-name order). */
+  /** The series of `values` (in label-name order; a missing value is `""`). */
   of(values: readonly string[]): S {
-    const key = values.join("\u0000");
-    let found = this.series.get(key);
+    let node = this.#root;
+    const last = this.#names.length - 1;
+    for (let i = 0; i < last; i++) {
+      const value = values[i] ?? "";
+      let next = node.get(value) as Map<string, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map<string, unknown>();
+        node.set(value, next);
+      }
+      node = next;
+    }
+    const key = last < 0 ? "" : (values[last] ?? "");
+    let found = node.get(key) as S | undefined;
     if (found === undefined) {
       const labels: Labels = {};
       this.#names.forEach((name, i) => (labels[name] = values[i] ?? ""));
       found = this.#make(labels);
-      this.series.set(key, found);
+      node.set(key, found);
+      this.series.push(found);
     }
     return found;
   }
@@ -121,12 +136,12 @@ class SeriesTable<S> {
 
 /** The bound series of a counter or gauge as `prom-client` renders them. */
 function scalarValues<T extends string>(table: SeriesTable<ScalarSeries>): { labels: LabelValues<T>; value: number }[] {
-  return [...table.series.values()].map((s) => ({ labels: { ...s.labels } as LabelValues<T>, value: s.value }));
+  return table.series.map((s) => ({ labels: { ...s.labels } as LabelValues<T>, value: s.value }));
 }
 
 /** Sets every bound series of a counter or gauge back to 0. */
 function zeroScalars(table: SeriesTable<ScalarSeries>): void {
-  for (const s of table.series.values()) s.value = 0;
+  for (const s of table.series) s.value = 0;
 }
 
 /** A `prom-client` Counter with {@link BoundCounter.bind}. */
@@ -140,6 +155,11 @@ export class BoundCounter<T extends string = string> extends Counter<T> {
 
   /** The child of these label values (in `labelNames` order), made once and the same on every call. */
   bind(...values: string[]): BoundCounterChild {
+    return this.#table.of(values);
+  }
+
+  /** {@link bind} with the values in an array (which is not kept). */
+  bindValues(values: readonly string[]): BoundCounterChild {
     return this.#table.of(values);
   }
 
@@ -166,6 +186,11 @@ export class BoundGauge<T extends string = string> extends Gauge<T> {
 
   /** The child of these label values (in `labelNames` order), made once and the same on every call; its series shows from now on, at 0 until changed. */
   bind(...values: string[]): BoundGaugeChild {
+    return this.#table.of(values);
+  }
+
+  /** {@link bind} with the values in an array (which is not kept). */
+  bindValues(values: readonly string[]): BoundGaugeChild {
     return this.#table.of(values);
   }
 
@@ -200,6 +225,11 @@ export class BoundHistogram<T extends string = string> extends Histogram<T> {
     return this.#table.of(values);
   }
 
+  /** {@link bind} with the values in an array (which is not kept). */
+  bindValues(values: readonly string[]): BoundHistogramChild {
+    return this.#table.of(values);
+  }
+
   /**
    * What the registry renders (and what `get()` reads): `prom-client`'s own series, then the
    * bound ones as it renders a histogram: cumulative `_bucket`s by `le`, `_sum` and `_count`.
@@ -209,7 +239,7 @@ export class BoundHistogram<T extends string = string> extends Histogram<T> {
     const data = await parent.getForPromString.call(this);
     const values = [...data.values];
     const name = this.#metricName;
-    for (const s of this.#table.series.values()) {
+    for (const s of this.#table.series) {
       let cumulative = 0;
       this.#bounds.forEach((bound, i) => {
         cumulative += s.counts[i] as number;
@@ -226,7 +256,7 @@ export class BoundHistogram<T extends string = string> extends Histogram<T> {
     super.reset();
     // prom-client's constructor resets before this class's fields exist.
     if (!(#table in this)) return;
-    for (const s of this.#table.series.values()) {
+    for (const s of this.#table.series) {
       s.counts.fill(0);
       s.sum = 0;
       s.count = 0;

@@ -39,7 +39,11 @@ export interface AuditResponseStatus {
   message?: string;
 }
 
-/** One audit event (`kind: Event`, `apiVersion: audit.<domain>/v1`). */
+/**
+ * One audit event (`kind: Event`, `apiVersion: audit.<domain>/v1`). An optional field that is
+ * `undefined` is absent: JSON leaves it out (the audit stage sets every field, in this order, so
+ * that all its events share one shape).
+ */
 export interface AuditEvent {
   kind: "Event";
   apiVersion: string;
@@ -56,11 +60,11 @@ export interface AuditEvent {
    */
   user: UserInfo | Record<string, never>;
   /** Who the request was served as, when the caller impersonated someone. */
-  impersonatedUser?: UserInfo;
-  sourceIPs?: string[];
-  userAgent?: string;
-  objectRef?: AuditObjectReference;
-  responseStatus?: AuditResponseStatus;
+  impersonatedUser?: UserInfo | undefined;
+  sourceIPs?: string[] | undefined;
+  userAgent?: string | undefined;
+  objectRef?: AuditObjectReference | undefined;
+  responseStatus?: AuditResponseStatus | undefined;
   /** The request body (level Request and above), parsed when it is JSON. */
   requestObject?: unknown;
   /** The response body (level RequestResponse), parsed when it is JSON. */
@@ -68,7 +72,7 @@ export interface AuditEvent {
   /** RFC 3339 with microseconds, as the reference. */
   requestReceivedTimestamp: string;
   stageTimestamp: string;
-  annotations?: Record<string, string>;
+  annotations?: Record<string, string> | undefined;
 }
 
 /**

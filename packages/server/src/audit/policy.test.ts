@@ -70,6 +70,17 @@ describe("evaluatePolicy", () => {
     expect(evaluatePolicy({ rules: [rule({ users: ["carol"] })] }, get())).toEqual({ level: "None", omitStages: [] });
   });
 
+  it("gives each decision a list of its own, and follows stages changed between requests", () => {
+    const policy = { omitStages: ["RequestReceived" as const], rules: [rule({ omitStages: ["ResponseStarted" as const] })] };
+    const first = evaluatePolicy(policy, get());
+    first.omitStages.push("Panic");
+    expect(evaluatePolicy(policy, get()).omitStages).toEqual(["RequestReceived", "ResponseStarted"]);
+    policy.omitStages = [];
+    expect(evaluatePolicy(policy, get()).omitStages).toEqual(["ResponseStarted"]);
+    policy.rules[0]!.omitStages = ["Panic"];
+    expect(evaluatePolicy(policy, get()).omitStages).toEqual(["Panic"]);
+  });
+
   it("caps secrets at Metadata unless the matching rule names secrets", () => {
     const secret = get({ resource: "secrets", name: "token" });
     expect(evaluatePolicy({ rules: [rule({ level: "RequestResponse" })] }, secret).level).toBe("Metadata");

@@ -125,7 +125,19 @@ export function evaluatePolicy(policy: AuditPolicy, a: AuditAttributes): AuditDe
   let level = rule.level;
   const sensitive = a.resourceRequest && sensitiveResources.some((s) => s.group === (a.apiGroup ?? "") && s.resource === a.resource);
   if (sensitive && (level === "Request" || level === "RequestResponse") && !namesExplicitly(rule, a.apiGroup ?? "", a.resource ?? "")) level = "Metadata";
-  return { level, omitStages: [...new Set([...(policy.omitStages ?? []), ...(rule.omitStages ?? [])])] };
+  return { level, omitStages: omittedStages(policy, rule) };
+}
+
+/** The merged omitted stages of a rule, kept while the policy's and the rule's lists stay the same arrays. */
+const mergedStages = new WeakMap<AuditPolicyRule, { policy: AuditStage[] | undefined; rule: AuditStage[] | undefined; merged: AuditStage[] }>();
+
+/** The stages `policy` and its `rule` omit, merged once per rule rather than once per request. */
+function omittedStages(policy: AuditPolicy, rule: AuditPolicyRule): AuditStage[] {
+  const cached = mergedStages.get(rule);
+  if (cached && cached.policy === policy.omitStages && cached.rule === rule.omitStages) return [...cached.merged];
+  const merged = [...new Set([...(policy.omitStages ?? []), ...(rule.omitStages ?? [])])];
+  mergedStages.set(rule, { policy: policy.omitStages, rule: rule.omitStages, merged });
+  return [...merged];
 }
 
 /** The apiVersions a Policy may have for `domain`: `audit.<domain>/v1` (and `audit.k8s.io/v1`). */

@@ -253,6 +253,50 @@ describe("auditStages alone", () => {
     expect(sink.events[1]?.responseStatus?.code).toBe(401);
   });
 
+  it("gives a ResponseStarted event the annotations of its moment, and ResponseComplete all of them", async () => {
+    const sink = recordingSink();
+    const { audit } = auditStages({ policy: { rules: [{ level: "Metadata" }] }, sink, domain: "orch.io" });
+    const watch = async (request: ServerRequest): Promise<APIResponse> => {
+      request.auditAnnotations!["example.com/before"] = "1";
+      return {
+        status: 200,
+        headers: new Headers(),
+        stream: (async function* () {
+          request.auditAnnotations!["example.com/during"] = "2";
+          yield "{}\n";
+        })(),
+      };
+    };
+    const res = await chain([withRequestInfo, audit], watch)(req("GET", "/api/v1/namespaces/default/configmaps?watch=1"));
+    for await (const chunk of res.stream ?? []) void chunk;
+    expect(sink.events.map((e) => [e.stage, e.annotations])).toEqual([
+      ["RequestReceived", undefined],
+      ["ResponseStarted", { "example.com/before": "1" }],
+      ["ResponseComplete", { "example.com/before": "1", "example.com/during": "2" }],
+    ]);
+  });
+
+  it("leaves the fields an event does not have out of its JSON", async () => {
+    const sink = recordingSink();
+    const { audit } = auditStages({ policy: { rules: [{ level: "Metadata" }] }, sink, domain: "orch.io", newID: () => "x" });
+    await chain([withRequestInfo, audit], ok)(req("GET", "/version"));
+    const line = JSON.parse(JSON.stringify(sink.events[1])) as Record<string, unknown>;
+    expect(Object.keys(line)).toEqual([
+      "kind",
+      "apiVersion",
+      "level",
+      "auditID",
+      "stage",
+      "requestURI",
+      "verb",
+      "user",
+      "userAgent",
+      "responseStatus",
+      "requestReceivedTimestamp",
+      "stageTimestamp",
+    ]);
+  });
+
   it("serves the request when the sink throws", async () => {
     const { audit } = auditStages({
       policy: { rules: [{ level: "Metadata" }] },

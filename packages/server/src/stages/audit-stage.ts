@@ -4,15 +4,16 @@
  * {@link AuditSink}.
  * @module
  */
+import type { UserInfo } from "@orch/authn";
 import { isFailureStatus, StatusError, toStatusError, type Status } from "@orch/meta";
 import type { Clock } from "@orch/store";
 import { systemClock } from "@orch/store";
 import type { APIResponse } from "../api-request.js";
-import type { AuditEvent, AuditObjectReference, AuditResponseStatus, AuditSink, AuditStage } from "../audit/event.js";
+import type { AuditEvent, AuditLevel, AuditObjectReference, AuditResponseStatus, AuditSink, AuditStage } from "../audit/event.js";
 import { evaluatePolicy, type AuditAttributes, type AuditPolicy } from "../audit/policy.js";
 import type { MetricsRecorder } from "../metrics.js";
 import { errorResponse } from "../responses.js";
-import type { ServerRequest, Stage } from "./stage.js";
+import type { Handler, ServerRequest, Stage } from "./stage.js";
 
 /** Options of {@link auditStages}. */
 export interface AuditStageOptions {
@@ -48,13 +49,26 @@ const decoder = new TextDecoder();
 
 let lastMs = Number.NaN;
 let lastTime = "";
+let lastSecond = Number.NaN;
+let secondPrefix = "";
 
-/** RFC 3339 with microseconds, as the reference writes timestamps (the last one is reused: requests come many per millisecond). */
+/**
+ * RFC 3339 with microseconds, as the reference writes timestamps (`2026-11-24T15:04:05.123000Z`).
+ * Requests come many per millisecond: the last one is reused, and the date and time of the
+ * current second are formatted once per second.
+ */
 function microTime(ms: number): string {
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastTime = `${new Date(ms).toISOString().slice(0, -1)}000Z`;
+  if (ms === lastMs) return lastTime;
+  lastMs = ms;
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    secondPrefix = new Date(second * 1000).toISOString().slice(0, -4); // without `000Z`
   }
+  const millis = ms - second * 1000;
+  lastTime = Number.isInteger(millis)
+    ? `${secondPrefix}${millis < 10 ? "00" : millis < 100 ? "0" : ""}${millis}000Z`
+    : `${new Date(ms).toISOString().slice(0, -1)}000Z`;
   return lastTime;
 }
 
@@ -132,6 +146,160 @@ export function sourceIPs(headers: Headers, remoteAddress?: string): string[] | 
   return ips.length > 0 ? ips : undefined;
 }
 
+/** Whether `record` has at least one key (without listing them). */
+function hasKeys(record: Record<string, string>): boolean {
+  for (const _ in record) return true;
+  return false;
+}
+
+/**
+ * The audit record of one request the policy selects: what all its events share, and the
+ * annotations the stages after this one add. One object per request, its events built in one
+ * literal of a fixed shape (no spreads, no closures: the request path allocates little).
+ */
+class RequestAudit {
+  /** The annotations later stages and the handlers add (`request.auditAnnotations`). */
+  readonly annotations: Record<string, string> = {};
+  readonly sourceIPs: string[] | undefined;
+  readonly userAgent: string | undefined;
+
+  constructor(
+    readonly options: AuditStageOptions,
+    readonly clock: Clock,
+    readonly apiVersion: string,
+    readonly request: ServerRequest,
+    readonly level: AuditLevel,
+    readonly omitStages: readonly AuditStage[],
+    readonly auditID: string,
+    readonly verb: string,
+    readonly receivedAt: string,
+    readonly objectRef: AuditObjectReference | undefined,
+    readonly requestObject: unknown,
+  ) {
+    this.sourceIPs = sourceIPs(request.headers, request.remoteAddress);
+    this.userAgent = request.headers.get("user-agent") || undefined;
+    request.auditAnnotations = this.annotations;
+  }
+
+  /**
+   * Writes the event of `stage`, unless the policy omits it. Resolves once a blocking backend
+   * took it; rejects only when a strict backend failed on `RequestReceived`.
+   */
+  emit(stage: AuditStage, responseStatus?: AuditResponseStatus, responseObject?: unknown): void | Promise<void> {
+    if (this.omitStages.length > 0 && this.omitStages.includes(stage)) return;
+    const request = this.request;
+    let user: AuditEvent["user"] = request.user ?? {};
+    let impersonatedUser: UserInfo | undefined;
+    let annotations: Record<string, string> | undefined;
+    let objectRef = this.objectRef;
+    if (stage !== "RequestReceived") {
+      if (request.impersonator) {
+        user = request.impersonator;
+        impersonatedUser = request.user;
+      }
+      // The last event of a request may share the record (nothing adds to it any more); a
+      // ResponseStarted event gets a copy, as the stream's end may still add annotations.
+      if (hasKeys(this.annotations)) annotations = stage === "ResponseStarted" ? { ...this.annotations } : this.annotations;
+      if (objectRef && objectRef.name === undefined && request.auditObjectName) objectRef = { ...objectRef, name: request.auditObjectName };
+    }
+    // Every field in the reference's order, absent ones `undefined` (JSON leaves them out):
+    // every event has the same shape, which keeps building and encoding it cheap.
+    const event: AuditEvent = {
+      kind: "Event",
+      apiVersion: this.apiVersion,
+      level: this.level,
+      auditID: this.auditID,
+      stage,
+      requestURI: request.url,
+      verb: this.verb,
+      user,
+      impersonatedUser,
+      sourceIPs: this.sourceIPs,
+      userAgent: this.userAgent,
+      objectRef,
+      responseStatus,
+      requestObject: this.requestObject,
+      responseObject,
+      requestReceivedTimestamp: this.receivedAt,
+      stageTimestamp: microTime(this.clock.now()),
+      annotations,
+    };
+    this.options.metrics?.auditEvent();
+    let pending: void | Promise<void>;
+    try {
+      pending = this.options.sink.write([event]);
+    } catch {
+      // A sink must not throw; if it does, the request is served all the same.
+      return;
+    }
+    // A sink that took the event at once (the log, a batching webhook) costs no await.
+    if (!pending) return;
+    return stage === "RequestReceived" ? pending.catch(failReceived) : pending.catch(ignore);
+  }
+}
+
+/** A strict backend could not take the `RequestReceived` event: the request fails. */
+function failReceived(error: unknown): never {
+  throw toStatusError(new Error("the audit event of the request could not be written", { cause: error }));
+}
+
+/** A backend failed on an event after `RequestReceived`: the request is served all the same. */
+function ignore(): void {}
+
+/** Whether a level records `responseObject`. */
+const recordsResponse = (level: AuditLevel) => level === "RequestResponse";
+
+/** The `responseObject` of `response`, when `audit`'s level records it and it is JSON. */
+function responseObjectOf(audit: RequestAudit, response: APIResponse): unknown {
+  return recordsResponse(audit.level) && !response.stream ? jsonBody(response.body) : undefined;
+}
+
+/** Wraps a watch stream so that its `ResponseComplete` event is written once it ends. */
+async function* completedAtEnd(stream: AsyncIterable<string>, audit: RequestAudit, status: AuditResponseStatus): AsyncIterable<string> {
+  try {
+    yield* stream;
+  } finally {
+    await audit.emit("ResponseComplete", status);
+  }
+}
+
+/** `next(request)`, a synchronous throw turned into a rejection. */
+function handle(request: ServerRequest, next: Handler): Promise<APIResponse> {
+  try {
+    return next(request);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
+/** Runs the rest of the pipeline for a recorded request and records how it ended. */
+function served(events: RequestAudit, request: ServerRequest, next: Handler): Promise<APIResponse> {
+  return handle(request, next).then(
+    (response) => completed(events, response),
+    (error: unknown) => {
+      if (error instanceof StatusError || isFailureStatus(error)) return completed(events, errorResponse(error));
+      // Not a Status: the handler failed unexpectedly. Recorded as a Panic, and rethrown.
+      const panicked = events.emit("Panic", responseStatus(500, toStatusError(error).status));
+      return panicked ? panicked.then(() => Promise.reject(error as Error)) : Promise.reject(error as Error);
+    },
+  );
+}
+
+/** Sets the `Audit-Id` header of `response` and writes its `ResponseComplete` event (`ResponseStarted` for a stream). */
+function completed(events: RequestAudit, response: APIResponse): APIResponse | Promise<APIResponse> {
+  response.headers.set("Audit-Id", events.auditID);
+  const failure = response.status >= 400 ? jsonBody(response.body) : undefined;
+  const status = responseStatus(response.status, isFailureStatus(failure) ? failure : undefined);
+  const stream = response.stream;
+  if (!stream) {
+    const written = events.emit("ResponseComplete", status, responseObjectOf(events, response));
+    return written ? written.then(() => response) : response;
+  }
+  const started = events.emit("ResponseStarted", status);
+  const streaming: APIResponse = { ...response, stream: completedAtEnd(stream, events, status) };
+  return started ? started.then(() => streaming) : streaming;
+}
+
 /**
  * The audit stages for `options`: put `failedAuthentication` before the authentication stage
  * and `audit` right after it. A request the policy records at level `None` costs one policy
@@ -139,128 +307,46 @@ export function sourceIPs(headers: Headers, remoteAddress?: string): string[] | 
  */
 export function auditStages(options: AuditStageOptions): AuditStages {
   const clock = options.clock ?? systemClock;
-  const newID = options.newID ?? (() => globalThis.crypto.randomUUID());
+  const newID = options.newID ?? randomID;
   const apiVersion = `audit.${options.domain}/v1`;
 
-  /** The skeleton of the events of one request, or `undefined` when the policy records nothing. */
-  const begin = (request: ServerRequest) => {
+  /** The audit record of `request`, or `undefined` when the policy records nothing. */
+  const begin = (request: ServerRequest): RequestAudit | undefined => {
     const attributes = attributesOf(request);
     const decision = evaluatePolicy(options.policy, attributes);
     if (decision.level === "None") return undefined;
-    const received = clock.now();
-    const requestObject = decision.level === "Metadata" ? undefined : jsonBody(request.body);
-    const base: AuditEvent = {
-      kind: "Event",
-      apiVersion,
-      level: decision.level,
-      auditID: request.headers.get("audit-id") || newID(),
-      stage: "RequestReceived",
-      requestURI: request.url,
-      verb: attributes.verb,
-      user: request.user ?? {},
-      requestReceivedTimestamp: microTime(received),
-      stageTimestamp: microTime(received),
-    };
-    const ips = sourceIPs(request.headers, request.remoteAddress);
-    if (ips) base.sourceIPs = ips;
-    const agent = request.headers.get("user-agent");
-    if (agent) base.userAgent = agent;
+    const received = microTime(clock.now());
     // At Metadata the body is not parsed here: a create's name comes from its handler, which decodes it.
+    const requestObject = decision.level === "Metadata" ? undefined : jsonBody(request.body);
+    const auditID = request.headers.get("audit-id") || newID();
     const ref = objectRefOf(request, requestObject);
-    if (ref) base.objectRef = ref;
-    if (requestObject !== undefined) base.requestObject = requestObject;
-    // Later stages and the handlers add annotations (authorization, admission, deprecation).
-    const annotations: Record<string, string> = {};
-    request.auditAnnotations = annotations;
-    /**
-     * Writes the event of `stage`, unless the policy omits it. Resolves once a blocking backend
-     * took it; rejects only when a strict backend failed on `RequestReceived`.
-     */
-    const emit = (stage: AuditStage, extra: Partial<AuditEvent> = {}): void | Promise<void> => {
-      if (decision.omitStages.includes(stage)) return;
-      const event: AuditEvent = { ...base, stage, stageTimestamp: microTime(clock.now()), ...extra };
-      if (stage !== "RequestReceived") {
-        if (request.impersonator) {
-          event.user = request.impersonator;
-          if (request.user) event.impersonatedUser = request.user;
-        } else if (request.user) event.user = request.user;
-        if (Object.keys(annotations).length > 0) event.annotations = { ...annotations };
-        if (ref && ref.name === undefined && request.auditObjectName) event.objectRef = { ...ref, name: request.auditObjectName };
-      }
-      options.metrics?.auditEvent();
-      let pending: void | Promise<void>;
-      try {
-        pending = options.sink.write([event]);
-      } catch {
-        // A sink must not throw; if it does, the request is served all the same.
-        return;
-      }
-      // A sink that took the event at once (the log, a batching webhook) costs no await.
-      if (!pending) return;
-      return pending.catch((error: unknown) => {
-        if (stage === "RequestReceived") throw toStatusError(new Error("the audit event of the request could not be written", { cause: error }));
-      });
-    };
-    return { level: decision.level, auditID: base.auditID, emit };
+    return new RequestAudit(options, clock, apiVersion, request, decision.level, decision.omitStages, auditID, attributes.verb, received, ref, requestObject);
   };
 
-  /** The `responseObject` of `response` when the level records it. */
-  const responseObjectOf = (level: string, response: APIResponse): Partial<AuditEvent> => {
-    if (level !== "RequestResponse" || response.stream) return {};
-    const body = jsonBody(response.body);
-    return body === undefined ? {} : { responseObject: body };
-  };
-
-  const audit: Stage = async (request, next) => {
+  // No async frames: a request the policy records costs one reaction per stage, and a sink that
+  // takes its events at once (the log, a batching webhook) is never awaited.
+  const audit: Stage = (request, next) => {
     const events = begin(request);
     if (!events) return next(request);
     const received = events.emit("RequestReceived");
-    if (received) await received;
-    let response: APIResponse;
-    try {
-      response = await next(request);
-    } catch (error) {
-      if (!(error instanceof StatusError) && !isFailureStatus(error)) {
-        await events.emit("Panic", { responseStatus: responseStatus(500, toStatusError(error).status) });
-        throw error;
-      }
-      response = errorResponse(error);
-    }
-    response.headers.set("Audit-Id", events.auditID);
-    const failure = response.status >= 400 ? jsonBody(response.body) : undefined;
-    const status = responseStatus(response.status, isFailureStatus(failure) ? failure : undefined);
-    const stream = response.stream;
-    if (!stream) {
-      const completed = events.emit("ResponseComplete", { responseStatus: status, ...responseObjectOf(events.level, response) });
-      if (completed) await completed;
-      return response;
-    }
-    await events.emit("ResponseStarted", { responseStatus: status });
-    return {
-      ...response,
-      stream: (async function* () {
-        try {
-          yield* stream;
-        } finally {
-          await events.emit("ResponseComplete", { responseStatus: status });
-        }
-      })(),
-    };
+    return received ? received.then(() => served(events, request, next)) : served(events, request, next);
   };
 
-  const failedAuthentication: Stage = async (request, next) => {
-    try {
-      return await next(request);
-    } catch (error) {
+  const failedAuthentication: Stage = (request, next) =>
+    handle(request, next).catch((error: unknown) => {
       if (request.user || !(error instanceof StatusError) || error.status.code !== 401) throw error;
       const events = begin(request);
       const response = errorResponse(error);
       if (!events) return response;
       response.headers.set("Audit-Id", events.auditID);
-      await events.emit("ResponseComplete", { responseStatus: responseStatus(401, error.status) });
-      return response;
-    }
-  };
+      const completed = events.emit("ResponseComplete", responseStatus(401, error.status));
+      return completed ? completed.then(() => response) : response;
+    });
 
   return { failedAuthentication, audit };
+}
+
+/** A random UUID, the default audit ID. */
+function randomID(): string {
+  return globalThis.crypto.randomUUID();
 }
