@@ -1,15 +1,26 @@
 /**
  * The server side of the HTTP benchmarks, run in its own process so the load generator does not
  * share its event loop: `orch` serves an `APIServer` through `@orch/node`, `baseline` is a bare
- * `node:http` server that answers the same JSON the minimal way. Prints `port=<n>` when listening.
+ * `node:http` (or `node:https`) server that answers the same JSON the minimal way. Both serve
+ * HTTPS when `ORCH_BENCH_TLS_CERT` and `ORCH_BENCH_TLS_KEY` hold a PEM certificate and key.
+ * Prints `port=<n>` when listening, and `cpu=<µs>` (the process's user and system CPU time so
+ * far) for each `cpu` line read on standard input, so the benchmark can tell the server's CPU
+ * time per request apart from the load generator's. An `exit` line ends it normally (so that a
+ * `--cpu-prof` profile is written).
  * @module
  */
 import { serve } from "@orch/node";
 import { APIServer } from "@orch/server";
-import { createServer, type ServerResponse } from "node:http";
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { createInterface } from "node:readline";
 
 const mode = process.argv[2];
+// How many objects (u0, u1, ...) the update and patch cases spread their writes over, so that the
+// 16 clients do not retry conflicts on one object; http.bench.ts writes to the same names.
+const updateTargets = 256;
+const data = { key: "value".repeat(20) };
 const object = {
   apiVersion: "v1",
   kind: "ConfigMap",
@@ -20,26 +31,40 @@ const object = {
     resourceVersion: "1",
     creationTimestamp: "2026-11-21T00:00:00Z",
   },
-  data: { key: "value".repeat(20) },
+  data,
 };
+const cert = process.env.ORCH_BENCH_TLS_CERT;
+const key = process.env.ORCH_BENCH_TLS_KEY;
+const tls = cert && key ? { cert, key } : undefined;
+
+createInterface({ input: process.stdin }).on("line", (line) => {
+  // `exit` ends the process normally, so that `node --cpu-prof` writes its profile.
+  if (line.trim() === "exit") process.exit(0);
+  if (line.trim() !== "cpu") return;
+  const used = process.cpuUsage();
+  console.log(`cpu=${used.user + used.system}`);
+});
 
 if (mode === "orch") {
   const api = new APIServer();
   await api.ready();
-  await api.handle({
-    method: "POST",
-    url: "/api/v1/namespaces/default/configmaps",
-    headers: new Headers({ "content-type": "application/json" }),
-    body: new TextEncoder().encode(JSON.stringify({ metadata: { name: "bench" }, data: object.data })),
-  });
-  const served = await serve(api, { port: 0 });
+  const create = (name: string) =>
+    api.handle({
+      method: "POST",
+      url: "/api/v1/namespaces/default/configmaps",
+      headers: new Headers({ "content-type": "application/json" }),
+      body: new TextEncoder().encode(JSON.stringify({ metadata: { name }, data })),
+    });
+  await create("bench");
+  for (let i = 0; i < updateTargets; i++) await create(`u${i}`);
+  const served = await serve(api, { port: 0, ...(tls ? { tls } : {}) });
   console.log(`port=${served.port}`);
 } else {
   // The minimum that does the same job: a Map of objects, JSON in and out, one watch fan-out.
   const objects = new Map<string, object>([["bench", object]]);
   const watchers = new Set<ServerResponse>();
   let rev = 1;
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (req.method === "GET" && req.url?.includes("watch=")) {
       res.writeHead(200, { "content-type": "application/json" });
       res.flushHeaders();
@@ -65,6 +90,7 @@ if (mode === "orch") {
       res.writeHead(201, { "content-type": "application/json" });
       res.end(JSON.stringify(stored));
     });
-  });
+  };
+  const server = tls ? createHttpsServer(tls, listener) : createHttpServer(listener);
   server.listen(0, "127.0.0.1", () => console.log(`port=${(server.address() as AddressInfo).port}`));
 }

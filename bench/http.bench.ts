@@ -1,11 +1,16 @@
 /**
- * HTTP benchmarks: `orch` (APIServer behind `@orch/node`) against a bare `node:http` server that
- * answers the same JSON, each in its own process, loaded by autocannon from this one; a watch
- * fan-out to many HTTP clients; and start-up times of the in-process server and the command.
+ * HTTP benchmarks: `orch` (APIServer behind `@orch/node`) against a bare `node:http` (and
+ * `node:https`, with the same generated certificate) server that answers the same JSON, each in
+ * its own process, loaded by autocannon from this one, with each server's CPU time per request
+ * read from its process; a watch fan-out to many HTTP clients; and start-up times of the
+ * in-process server and the command. The load generator shares the machine with the server: when
+ * it, not the bare server, is the limit, the bare rate and so every share moves with the load on
+ * the machine, which the CPU time per request shows.
  * The orch side runs the compiled packages when `tsc -b` built them after their last change (as
  * an installed orch runs), the sources through tsx otherwise.
  * @module
  */
+import { createCertificateAuthority } from "@orch/cli";
 import { APIServer } from "@orch/server";
 import autocannon from "autocannon";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -16,36 +21,91 @@ import { fileURLToPath } from "node:url";
 const here = fileURLToPath(new URL(".", import.meta.url));
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-/** One throughput comparison: requests per second of orch over the baseline. */
+/** One throughput comparison: requests per second of orch over the baseline, and the CPU time each side spent per request. */
 export interface ThroughputResult {
   name: string;
+  /** `http` or `https`. */
+  protocol: Protocol;
   orch: number;
   baseline: number;
   /** orch / baseline. */
   share: number;
   /** The least share the issue asks for. */
   target: number;
+  /** The orch server process's CPU time (user and system) per answered request, in µs. */
+  orchCpuUs: number;
+  /** The bare server process's CPU time per answered request, in µs. */
+  baselineCpuUs: number;
 }
 
-async function startTarget(mode: "orch" | "baseline"): Promise<{ port: number; child: ChildProcess }> {
+/** The protocol a throughput case is served over. */
+export type Protocol = "http" | "https";
+
+/** A server under load: where it listens, and a way to read its CPU time. */
+interface Target {
+  port: number;
+  child: ChildProcess;
+  /** The target process's user and system CPU time so far, in µs. */
+  cpu(): Promise<number>;
+}
+
+/** The PEM certificate and key both HTTPS targets serve with (one generated certificate, as a user's server has). */
+let benchTLS: Promise<{ cert: string; key: string }> | undefined;
+function tlsMaterial(): Promise<{ cert: string; key: string }> {
+  benchTLS ??= (async () => {
+    const ca = await createCertificateAuthority();
+    const serving = await ca.issue({ subject: "CN=127.0.0.1", ips: ["127.0.0.1"], usage: "server" });
+    return { cert: serving.certPem, key: serving.keyPem };
+  })();
+  return benchTLS;
+}
+
+async function startTarget(mode: "orch" | "baseline", protocol: Protocol = "http"): Promise<Target> {
+  const env = { ...process.env };
+  delete env.ORCH_BENCH_TLS_CERT;
+  delete env.ORCH_BENCH_TLS_KEY;
+  if (protocol === "https") {
+    const { cert, key } = await tlsMaterial();
+    env.ORCH_BENCH_TLS_CERT = cert;
+    env.ORCH_BENCH_TLS_KEY = key;
+  }
   const child = spawn(process.execPath, [...(builtAfterSources() ? [] : ["--conditions=@orch/source"]), "--import", "tsx", `${here}http-target.ts`, mode], {
     cwd: root,
-    stdio: ["ignore", "pipe", "inherit"],
+    env,
+    stdio: ["pipe", "pipe", "inherit"],
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`${mode} target did not start`)), 20_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /port=(\d+)/.exec(out);
-      if (m) {
+  let out = "";
+  const waiters: ((line: string) => void)[] = [];
+  child.stdout?.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+    let nl: number;
+    while ((nl = out.indexOf("\n")) !== -1) {
+      const line = out.slice(0, nl);
+      out = out.slice(nl + 1);
+      for (const waiter of waiters.splice(0)) waiter(line);
+    }
+  });
+  const nextLine = (pattern: RegExp, what: string) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${mode} target: no ${what}`)), 20_000);
+      const exited = () => reject(new Error(`${mode} target exited`));
+      child.once("exit", exited);
+      const wait = (line: string) => {
+        const m = pattern.exec(line);
+        if (!m) return void waiters.push(wait);
         clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
+        child.off("exit", exited);
+        resolve(m);
+      };
+      waiters.push(wait);
     });
-    child.once("exit", () => reject(new Error(`${mode} target exited`)));
-  });
-  return { port, child };
+  const port = Number((await nextLine(/^port=(\d+)/, "port"))[1]);
+  const cpu = async () => {
+    const answer = nextLine(/^cpu=(\d+)/, "cpu time");
+    child.stdin?.write("cpu\n");
+    return Number((await answer)[1]);
+  };
+  return { port, child, cpu };
 }
 
 async function stopTarget(child: ChildProcess): Promise<void> {
@@ -54,48 +114,135 @@ async function stopTarget(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function load(port: number, opts: { method: "GET" | "POST"; path: string; body?: string; seconds: number }): Promise<number> {
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}${opts.path}`,
-    method: opts.method,
-    connections: 16,
-    duration: opts.seconds,
-    headers: { "content-type": "application/json", accept: "application/json" },
-    ...(opts.body ? { body: opts.body } : {}),
-  });
-  if (result.non2xx > 0 && result.non2xx > result.requests.total * 0.01) throw new Error(`${result.non2xx} non-2xx answers on ${opts.path}`);
-  return result.requests.average;
+/** One load case: a method on a path, with a fixed body or one made per request. */
+interface LoadCase {
+  method: "GET" | "POST" | "PUT" | "PATCH";
+  path: string;
+  contentType?: string;
+  body?: string;
+  /** Path and body of each request, for writes spread over several objects. */
+  each?: (i: number) => { path: string; body: string };
 }
 
-/** GET of one object and creates, orch over the bare server, in requests per second. */
-export async function throughput(seconds: number): Promise<ThroughputResult[]> {
-  const results: ThroughputResult[] = [];
-  const cases = [
-    { name: "GET one ConfigMap", target: 0.6, method: "GET" as const, path: "/api/v1/namespaces/default/configmaps/bench" },
-    {
-      name: "POST a ConfigMap (generateName)",
-      target: 0.4,
-      method: "POST" as const,
-      path: "/api/v1/namespaces/default/configmaps",
-      body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { generateName: "load-" }, data: { key: "value" } }),
+/** Requests per second and the target's CPU µs per answered request over `seconds` of load. */
+async function load(target: Target, protocol: Protocol, c: LoadCase, seconds: number): Promise<{ rps: number; cpuUs: number }> {
+  let i = 0;
+  const each = c.each;
+  const cpuBefore = await target.cpu();
+  const result = await autocannon({
+    url: `${protocol}://127.0.0.1:${target.port}${c.path}`,
+    method: c.method,
+    connections: 16,
+    duration: seconds,
+    headers: { "content-type": c.contentType ?? "application/json", accept: "application/json" },
+    ...(c.body ? { body: c.body } : {}),
+    ...(each ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, ...each(i++) }) }] } : {}),
+  });
+  const cpuUs = (await target.cpu()) - cpuBefore;
+  if (result.non2xx > 0 && result.non2xx > result.requests.total * 0.01) throw new Error(`${result.non2xx} non-2xx answers on ${c.path}`);
+  const answered = result.requests.total || 1;
+  return { rps: result.requests.average, cpuUs: cpuUs / answered };
+}
+
+// The update and patch cases write to u0 ... u255 in turn (http-target.ts creates them), so the
+// 16 requests in flight are for 16 different objects, as 16 clients updating their own objects.
+const updateTargets = 256;
+const data = { key: "value".repeat(20) };
+const cases = {
+  get: { method: "GET", path: "/api/v1/namespaces/default/configmaps/bench" },
+  create: {
+    method: "POST",
+    path: "/api/v1/namespaces/default/configmaps",
+    body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { generateName: "load-" }, data: { key: "value" } }),
+  },
+  update: {
+    method: "PUT",
+    path: "/api/v1/namespaces/default/configmaps/u0",
+    each: (i: number) => {
+      const name = `u${i % updateTargets}`;
+      return {
+        path: `/api/v1/namespaces/default/configmaps/${name}`,
+        body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { key: `v${i}` } }),
+      };
     },
-  ];
-  for (const c of cases) {
-    const rps: Record<string, number> = {};
-    for (const mode of ["baseline", "orch"] as const) {
-      const { port, child } = await startTarget(mode);
-      try {
-        await load(port, { ...c, seconds: 1 }); // warm-up
-        rps[mode] = await load(port, { ...c, seconds });
-      } finally {
-        await stopTarget(child);
+  },
+  patch: {
+    method: "PATCH",
+    path: "/api/v1/namespaces/default/configmaps/u0",
+    contentType: "application/merge-patch+json",
+    each: (i: number) => ({
+      path: `/api/v1/namespaces/default/configmaps/u${i % updateTargets}`,
+      body: JSON.stringify({ data: { key: `p${i}`, extra: data.key } }),
+    }),
+  },
+} satisfies Record<string, LoadCase>;
+
+/**
+ * GET of one object, creates, updates and merge patches, orch over the bare server, in requests
+ * per second, with each server's CPU time per request beside it (a noisy run shows as a CPU time
+ * per request out of line). GET is compared with the bare GET; create, update and patch with the
+ * bare POST (the bare server stores whatever it is sent). Each server runs in a process of its
+ * own, started once per protocol; orch's creates run last, as they grow its store.
+ */
+export async function throughput(seconds: number, protocols: readonly Protocol[] = ["http", "https"]): Promise<ThroughputResult[]> {
+  const results: ThroughputResult[] = [];
+  for (const protocol of protocols) {
+    const bare: Record<"get" | "post", { rps: number; cpuUs: number }> = { get: { rps: 0, cpuUs: 0 }, post: { rps: 0, cpuUs: 0 } };
+    const baseline = await startTarget("baseline", protocol);
+    try {
+      for (const [which, c] of [
+        ["get", cases.get],
+        ["post", cases.create],
+      ] as const) {
+        await load(baseline, protocol, c, 1); // warm-up
+        bare[which] = await load(baseline, protocol, c, seconds);
       }
+    } finally {
+      await stopTarget(baseline.child);
     }
-    const orch = rps.orch ?? 0;
-    const baseline = rps.baseline ?? 1;
-    results.push({ name: c.name, orch, baseline, share: orch / baseline, target: c.target });
+    const orch = await startTarget("orch", protocol);
+    try {
+      const runs = [
+        { name: "GET one ConfigMap", c: cases.get, against: bare.get, target: 0.7 },
+        { name: "PUT a ConfigMap (update)", c: cases.update, against: bare.post, target: 0.35 },
+        { name: "PATCH a ConfigMap (merge patch)", c: cases.patch, against: bare.post, target: 0.35 },
+        { name: "POST a ConfigMap (generateName)", c: cases.create, against: bare.post, target: 0.4 },
+      ];
+      for (const run of runs) {
+        await load(orch, protocol, run.c, 1); // warm-up
+        const measured = await load(orch, protocol, run.c, seconds);
+        results.push({
+          name: run.name,
+          protocol,
+          orch: measured.rps,
+          baseline: run.against.rps,
+          share: measured.rps / run.against.rps,
+          target: run.target,
+          orchCpuUs: measured.cpuUs,
+          baselineCpuUs: run.against.cpuUs,
+        });
+      }
+    } finally {
+      await stopTarget(orch.child);
+    }
   }
   return results;
+}
+
+/**
+ * The printed lines of {@link throughput}: rates, share of the bare server's, CPU time per
+ * request on each side, and the share of the bare server's rate that the CPU times alone predict
+ * (bare CPU per request over orch's): on a machine where the load generator or other work holds
+ * the CPU back, the measured share drifts from run to run and this one much less.
+ */
+export function throughputLines(results: readonly ThroughputResult[]): string[] {
+  return results.map(
+    (r) =>
+      `${`${r.name} (${r.protocol})`.padEnd(42)} orch ${r.orch.toFixed(0).padStart(6)} req/s ${r.orchCpuUs.toFixed(0).padStart(4)} µs CPU/req   ` +
+      `bare ${r.baseline.toFixed(0).padStart(6)} req/s ${r.baselineCpuUs.toFixed(0).padStart(4)} µs CPU/req   ` +
+      `${(r.share * 100).toFixed(0)}% of bare (target ≥${(r.target * 100).toFixed(0)}%) ${r.share >= r.target ? "ok" : "UNDER"}   ` +
+      `CPU: ${((r.baselineCpuUs / r.orchCpuUs) * 100).toFixed(0)}% of bare's rate`,
+  );
 }
 
 /** Opens `clients` HTTP watches, makes `events` creates, and times until every client saw them all. */

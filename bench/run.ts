@@ -4,7 +4,7 @@
  * @module
  */
 import { printResults, runCase, type Result } from "./harness.js";
-import { commandReadyMs, inProcessReadyMs, throughput, watchFanOut } from "./http.bench.js";
+import { commandReadyMs, inProcessReadyMs, throughput, throughputLines, watchFanOut } from "./http.bench.js";
 import { authenticationBenchmark } from "./authn.bench.js";
 import { authorizationBenchmark } from "./authz.bench.js";
 import { admissionBenchmark } from "./admission.bench.js";
@@ -47,13 +47,10 @@ for (const c of validationCases()) {
 console.log(`\nserver-side apply vs update of the same change to a Pod-sized object`);
 for (const line of await applyBenchmarks(quick)) console.log(line);
 
-console.log(`\nHTTP: orch (APIServer behind @orch/node) vs a bare node:http server answering the same JSON (autocannon, 16 connections)`);
-for (const r of await throughput(quick ? 2 : 5)) {
-  console.log(
-    `${r.name.padEnd(40)} orch ${r.orch.toFixed(0).padStart(7)} req/s   baseline ${r.baseline.toFixed(0).padStart(7)} req/s   ` +
-      `${(r.share * 100).toFixed(0)}% of baseline (target ≥${r.target * 100}%) ${r.share >= r.target ? "ok" : "UNDER"}`,
-  );
-}
+console.log(
+  `\nHTTP and HTTPS: orch (APIServer behind @orch/node) vs a bare node:http(s) server answering the same JSON (autocannon, 16 connections), with each server's CPU time per request`,
+);
+for (const line of throughputLines(await throughput(quick ? 2 : 10))) console.log(line);
 const fan = await watchFanOut(1000, quick ? 5 : 10);
 console.log(
   `watch fan-out: 1000 HTTP watchers x ${quick ? 5 : 10} events (${quick ? 5000 : 10000} deliveries): orch ${fan.orchMs.toFixed(0)} ms, ` +

@@ -12,11 +12,23 @@
  */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(b)) return false;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  // Loops, not filter/every: every write compares the stored object with the new one this way.
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
   const ra = a as Record<string, unknown>;
   const rb = b as Record<string, unknown>;
-  const keys = Object.keys(ra).filter((k) => ra[k] !== undefined);
-  if (keys.length !== Object.keys(rb).filter((k) => rb[k] !== undefined).length) return false;
-  return keys.every((k) => jsonEqual(ra[k], rb[k]));
+  let members = 0;
+  for (const key of Object.keys(ra)) {
+    const value = ra[key];
+    if (value === undefined) continue;
+    members++;
+    if (!jsonEqual(value, rb[key])) return false;
+  }
+  for (const key of Object.keys(rb)) if (rb[key] !== undefined) members--;
+  return members === 0;
 }

@@ -149,9 +149,20 @@ function printable(instant: Instant, text: string, what: string): Instant {
  *   outside 0000-9999.
  */
 export function normalizeTime(text: string): string {
+  if (canonicalTimes.has(text)) return text;
   const { seconds } = printable(parseInstant(text, "invalid time"), text, "invalid time");
-  return formatTime(seconds * 1000);
+  const normal = formatTime(seconds * 1000);
+  if (normal === text) {
+    if (canonicalTimes.size >= maxCanonicalTimes) canonicalTimes.clear();
+    canonicalTimes.add(text);
+  }
+  return normal;
 }
+
+// Times already in stored form, seen lately: every write of an object normalizes its
+// creationTimestamp and managedFields times again, and they are mostly the same few texts.
+const canonicalTimes = new Set<string>();
+const maxCanonicalTimes = 4096;
 
 /**
  * Rewrites an RFC 3339 micro-time in the form the server stores: UTC, six fraction digits,

@@ -10,6 +10,7 @@ import { internalError, requestEntityTooLarge, statusError, toStatusError, type 
 import { normalizeBasePath, parseMediaType, stripBasePath, type APIRequest, type APIResponse } from "@orch/server";
 import { peerCertificateChain } from "./client-certificate.js";
 import { discardRest, readBody } from "./internal/read-body.js";
+import { RequestHeaders } from "./internal/request-headers.js";
 
 /**
  * What the adapter needs of a server: `APIServer` has this shape, and so can a test's fake.
@@ -120,26 +121,18 @@ export function newListenerState(): ListenerState {
   return { closing: false, streams: new Set() };
 }
 
-function toHeaders(req: IncomingMessage): Headers {
-  const headers = new Headers();
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    try {
-      headers.append(raw[i]!, raw[i + 1]!);
-    } catch {
-      // A header Node's parser accepted but the Headers class does not: not ours to serve.
-    }
-  }
-  return headers;
-}
-
+/**
+ * The headers of `res.writeHead` from a response's `Headers`: every header but the framing ones
+ * (`Content-Length` is set from the body, `Transfer-Encoding` is Node's), `Set-Cookie` as a list.
+ */
 function headerObject(headers: Headers): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
+  let cookies = false;
   headers.forEach((value, name) => {
-    if (name !== "set-cookie") out[name] = value;
+    if (name === "set-cookie") cookies = true;
+    else if (name !== "content-length" && name !== "transfer-encoding") out[name] = value;
   });
-  const cookies = headers.getSetCookie();
-  if (cookies.length > 0) out["set-cookie"] = cookies;
+  if (cookies) out["set-cookie"] = headers.getSetCookie();
   return out;
 }
 
@@ -157,7 +150,6 @@ function release(stream: AsyncIterable<string>): void {
 function writeComplete(res: ServerResponse, response: APIResponse, state: ListenerState): void {
   const headers = headerObject(response.headers);
   const body = response.body;
-  delete headers["transfer-encoding"];
   // A text body goes out as text: node then sends the head and the body in one write.
   headers["content-length"] = String(body === undefined ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
   if (state.closing) headers["connection"] = "close";
@@ -173,7 +165,8 @@ async function writeStream(
   state: ListenerState,
 ): Promise<void> {
   const headers = headerObject(response.headers);
-  delete headers["content-length"];
+  const encoding = response.headers.get("transfer-encoding");
+  if (encoding !== null) headers["transfer-encoding"] = encoding;
   if (state.closing) headers["connection"] = "close";
   res.socket?.setNoDelay(true);
   res.writeHead(response.status, headers);
@@ -232,28 +225,32 @@ async function writeStream(
 /** @internal The listener behind {@link createRequestListener} and `serve`. */
 export function listenerWithState(server: RequestHandler, state: ListenerState, options: RequestListenerOptions = {}): RequestListener {
   const basePath = normalizeBasePath(options.basePath);
-  return (req, res) => {
-    void serveOne(server, state, basePath, req, res);
-  };
+  return (req, res) => serveOne(server, state, basePath, req, res);
 }
 
-async function serveOne(server: RequestHandler, state: ListenerState, basePath: string, req: FrameworkRequest, res: ServerResponse): Promise<void> {
-  // The request's signal is made only when the server asks for it (watches, waits): most
-  // requests never do, and an AbortController per request is not free.
-  let abort: AbortController | undefined;
-  let gone = false;
-  const controller = (): AbortController => {
-    abort ??= new AbortController();
-    if (gone) abort.abort();
-    return abort;
-  };
-  // A write to a socket that just broke must not take the process down; 'close' follows.
-  res.on("error", () => undefined);
-  res.once("close", () => {
-    if (res.writableFinished) return;
-    gone = true;
-    abort?.abort();
-  });
+/** A write to a socket that just broke must not take the process down; 'close' follows. */
+function ignoreError(): void {}
+
+/**
+ * Whether `req` has no body to read: no `Content-Length` (or 0) and no `Transfer-Encoding`, as
+ * Node's parser decides (a GET, a DELETE without options). Such a request is served at once,
+ * without waiting for the stream's end; Node drains what is left when the response finishes.
+ */
+function bodyless(req: IncomingMessage): boolean {
+  if (req.readableEnded) return true;
+  const headers = req.headers;
+  if (headers["transfer-encoding"] !== undefined) return false;
+  const length = headers["content-length"];
+  return length === undefined || length === "0";
+}
+
+/**
+ * One request: the body read (or known absent), the server's answer written. Most requests take
+ * the synchronous path to `server.handle`: no promise, listener or closure that a GET does not
+ * need (its CPU time per request is most of what separates it from a bare `node:http` answer).
+ */
+function serveOne(server: RequestHandler, state: ListenerState, basePath: string, req: FrameworkRequest, res: ServerResponse): void {
+  res.on("error", ignoreError);
   try {
     const url = stripBasePath(basePath !== "" && typeof req.originalUrl === "string" ? req.originalUrl : (req.url ?? "/"), basePath);
     if (url === undefined) {
@@ -262,7 +259,26 @@ async function serveOne(server: RequestHandler, state: ListenerState, basePath: 
     }
     const limit = server.maxRequestBodyBytes;
     // A stream some middleware already read from holds nothing more: the body is what it left.
-    const read: RequestBody = req.readableDidRead ? parsedBody(req, limit) : await readBody(req, limit);
+    if (req.readableDidRead) answer(server, state, req, res, url, limit, parsedBody(req, limit));
+    else if (bodyless(req)) answer(server, state, req, res, url, limit, { kind: "ok", body: undefined });
+    else
+      readBody(req, limit).then(
+        (read) => answer(server, state, req, res, url, limit, read),
+        () => failed(res),
+      );
+  } catch {
+    failed(res);
+  }
+}
+
+/** Writing failed (the socket broke under us): nothing left to tell the client. */
+function failed(res: ServerResponse): void {
+  if (!res.headersSent) res.destroy();
+  else if (!res.writableEnded) res.end();
+}
+
+function answer(server: RequestHandler, state: ListenerState, req: FrameworkRequest, res: ServerResponse, url: string, limit: number, read: RequestBody): void {
+  try {
     if (read.kind === "aborted") return;
     if (read.kind === "failed") {
       writeComplete(res, statusResponse(read.status), state);
@@ -273,13 +289,28 @@ async function serveOne(server: RequestHandler, state: ListenerState, basePath: 
       writeComplete(res, statusResponse(requestEntityTooLarge(`limit is ${limit}`).status), state);
       return;
     }
-    const headers = toHeaders(req);
+    const headers = new RequestHeaders(req.rawHeaders);
     if (read.kind === "parsed") {
       // The parser decoded any Content-Encoding, and a re-encoded body has a length of its own.
       headers.delete("content-encoding");
       headers.delete("transfer-encoding");
       headers.set("content-length", String(read.body?.byteLength ?? 0));
     }
+    // The request's signal is made only when the server asks for it (watches, waits): most
+    // requests never do, and an AbortController (with a 'close' listener) per request is not free.
+    let abort: AbortController | undefined;
+    const controller = (): AbortController => {
+      if (abort) return abort;
+      const made = new AbortController();
+      abort = made;
+      // A response closed before it finished: the client went away.
+      if (res.destroyed && !res.writableFinished) made.abort();
+      else
+        res.once("close", () => {
+          if (!res.writableFinished) made.abort();
+        });
+      return made;
+    };
     const request: APIRequest = {
       method: req.method ?? "GET",
       url,
@@ -295,27 +326,37 @@ async function serveOne(server: RequestHandler, state: ListenerState, basePath: 
     // An IPv4 peer of a dual-stack socket shows as `::ffff:a.b.c.d`: record it as the IPv4 it is.
     if (remote) request.remoteAddress = remote.startsWith("::ffff:") && remote.includes(".") ? remote.slice(7) : remote;
 
-    let response: APIResponse;
+    let handled: Promise<APIResponse>;
     try {
-      response = await server.handle(request);
+      handled = server.handle(request);
     } catch (error) {
-      response = statusResponse(toStatusError(error).status);
+      handled = Promise.reject(error as Error);
     }
-    if (res.destroyed || gone) {
-      // The client is gone: release a stream the server opened for it.
-      if (response.stream) release(response.stream);
-      return;
-    }
-    if (response.stream && req.method !== "HEAD") await writeStream(res, response, response.stream, controller(), state);
-    else {
-      if (response.stream) release(response.stream);
-      writeComplete(res, response, state);
-    }
+    handled
+      .then(undefined, (error: unknown) => statusResponse(toStatusError(error).status))
+      .then((response) => respond(req, res, response, controller, state))
+      .catch(() => failed(res));
   } catch {
-    // Writing failed (the socket broke under us): nothing left to tell the client.
-    if (!res.headersSent) res.destroy();
-    else if (!res.writableEnded) res.end();
+    failed(res);
   }
+}
+
+function respond(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: APIResponse,
+  controller: () => AbortController,
+  state: ListenerState,
+): Promise<void> | undefined {
+  if (res.destroyed) {
+    // The client is gone: release a stream the server opened for it.
+    if (response.stream) release(response.stream);
+    return undefined;
+  }
+  if (response.stream && req.method !== "HEAD") return writeStream(res, response, response.stream, controller(), state);
+  if (response.stream) release(response.stream);
+  writeComplete(res, response, state);
+  return undefined;
 }
 
 /**

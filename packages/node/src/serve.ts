@@ -105,6 +105,9 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, inFligh
   );
 }
 
+const latestResponse = Symbol("orch.latestResponse");
+type SocketWithResponse = Duplex & { [latestResponse]?: ServerResponse };
+
 function timeoutOption(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a whole number of milliseconds, 0 or more; got ${value}`);
@@ -201,15 +204,16 @@ export async function serve(server: RequestHandler, options: ServeOptions = {}):
     socket.once("close", () => sockets.delete(socket));
   });
 
-  // The response being written on each connection, for answerClientError.
-  const responding = new WeakMap<Duplex, ServerResponse>();
+  // The latest response of each connection, for answerClientError: in flight until it closes
+  // (a closed ServerResponse is `destroyed`). Kept on the socket, so that a request costs no
+  // listener and no map entry of its own.
   http.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    responding.set(req.socket, res);
-    res.once("close", () => {
-      if (responding.get(req.socket) === res) responding.delete(req.socket);
-    });
+    (req.socket as SocketWithResponse)[latestResponse] = res;
   });
-  http.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, responding.get(socket)));
+  http.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const latest = (socket as SocketWithResponse)[latestResponse];
+    answerClientError(error, socket, latest && !latest.destroyed ? latest : undefined);
+  });
   if (tls && timeouts.headersTimeout > 0) boundHandshakes(http, timeouts.headersTimeout);
 
   await new Promise<void>((resolve, reject) => {

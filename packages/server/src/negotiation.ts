@@ -16,11 +16,14 @@ export interface MediaType {
 
 /** Parses one media type (`application/json;as=Table;v=v1;g=meta.orch.io`). */
 export function parseMediaType(text: string): MediaType | undefined {
-  const [essence = "", ...rest] = text.split(";");
+  // Most media types have no parameters: the essence is then the whole text.
+  const semi = text.indexOf(";");
+  const essence = semi === -1 ? text : text.slice(0, semi);
   const [type, subtype] = essence.trim().toLowerCase().split("/");
   if (!type || !subtype) return undefined;
   const params: Record<string, string> = {};
-  for (const p of rest) {
+  if (semi === -1) return { type, subtype, params };
+  for (const p of text.slice(semi + 1).split(";")) {
     const eq = p.indexOf("=");
     if (eq === -1) continue;
     const key = p.slice(0, eq).trim().toLowerCase();
@@ -61,7 +64,8 @@ export interface Negotiated {
  * @throws StatusError 406 when nothing in `accept` can be served.
  */
 export function negotiate(accept: string | null, domain: string, allowTable: boolean, allowProtobuf = false): Negotiated {
-  if (!accept || accept.trim() === "") return { representation: "json", contentType: "application/json" };
+  // What nearly every JSON client sends, answered without parsing.
+  if (!accept || accept === "application/json" || accept === "*/*" || accept.trim() === "") return { representation: "json", contentType: "application/json" };
   for (const part of accept.split(",")) {
     const media = parseMediaType(part);
     if (!media) continue;
@@ -102,11 +106,14 @@ export const patchMediaTypes = [
   "application/apply-patch+yaml",
 ] as const;
 
+// One decoder for every body: a whole-buffer decode keeps no state between calls.
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
 /** Decodes UTF-8 bytes, rejecting invalid sequences with a 400. */
 export function decodeUTF8(body: Uint8Array | undefined): string {
   if (!body || body.length === 0) return "";
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(body);
+    return utf8.decode(body);
   } catch {
     throw badRequest("the request body is not valid UTF-8");
   }
@@ -143,6 +150,15 @@ export function parseYAMLBody(text: string): unknown {
  *   protobuf codec), 400 for a malformed body.
  */
 export function readObjectBody(contentType: string | null, body: Uint8Array | undefined): unknown {
+  return readObjectBodyText(contentType, body).value;
+}
+
+/**
+ * {@link readObjectBody}, with the text the value was parsed from when the body was JSON or YAML
+ * (callers that also look at the text, for duplicate fields, need not decode the bytes again).
+ * @throws StatusError as {@link readObjectBody}.
+ */
+export function readObjectBodyText(contentType: string | null, body: Uint8Array | undefined): { value: unknown; text?: string } {
   const media = contentType ? parseMediaType(contentType) : undefined;
   const essence = media ? `${media.type}/${media.subtype}` : "application/json";
   if (isProtobufMediaType(essence)) {
@@ -150,11 +166,11 @@ export function readObjectBody(contentType: string | null, body: Uint8Array | un
     const { object } = decodeProtobufObject(body);
     // Each level of nesting takes at least two bytes: a short body cannot be too deep.
     if (body.length > 2 * maxJSONDepth && exceedsDepth(object)) throw depthExceeded("protobuf");
-    return object;
+    return { value: object };
   }
   const text = decodeUTF8(body);
   if (text.trim() === "") throw badRequest("the request body is empty: an object is required");
-  if (essence === "application/json" || essence === "*/*") return parseJSONBody(text);
-  if (essence === "application/yaml" || essence === "application/x-yaml" || essence === "text/yaml") return parseYAMLBody(text);
+  if (essence === "application/json" || essence === "*/*") return { value: parseJSONBody(text), text };
+  if (essence === "application/yaml" || essence === "application/x-yaml" || essence === "text/yaml") return { value: parseYAMLBody(text), text };
   throw unsupportedMediaType(contentType ?? "", writeMediaTypes);
 }

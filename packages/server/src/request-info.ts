@@ -47,11 +47,14 @@ export function parseRequestURL(url: string): ParsedURL {
   const segments: string[] = [];
   for (const raw of path.split("/")) {
     if (raw === "") continue;
-    let segment: string;
-    try {
-      segment = decodeURIComponent(raw);
-    } catch {
-      throw badRequest(`the path segment ${JSON.stringify(raw.slice(0, 64))} is not valid percent-encoding`);
+    let segment = raw;
+    // Only an escape changes a segment when decoded (and only one can fail to decode).
+    if (raw.includes("%")) {
+      try {
+        segment = decodeURIComponent(raw);
+      } catch {
+        throw badRequest(`the path segment ${JSON.stringify(raw.slice(0, 64))} is not valid percent-encoding`);
+      }
     }
     if (segment === "." || segment === ".." || segment.includes("/")) {
       throw badRequest(`the path segment ${JSON.stringify(segment.slice(0, 64))} is not allowed`);
