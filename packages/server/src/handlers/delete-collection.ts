@@ -1,7 +1,9 @@
 /**
  * DELETE of a collection: every object the selectors match (in the namespace, or in all), each
  * deleted as one DELETE would (objects gone meanwhile are skipped), answered with a Success
- * Status.
+ * Status. Objects their kind refuses to delete at all (its strategy's `checkDelete`: the system
+ * PriorityClasses) are left in place and the rest deleted, so that deleting "all" of a kind
+ * neither fails halfway nor removes what the server depends on.
  * @module
  */
 import { isNotFound, type Status } from "@orch/meta";
@@ -25,12 +27,25 @@ export async function deleteCollection(call: ResourceCall): Promise<APIResponse>
     ...(predicate ? { predicate } : {}),
     clock: ctx.clock,
   });
+  const checkDelete = served.type.strategy?.checkDelete;
+  const strategyContext = checkDelete && ctx.objects.strategyContext(call.request.user);
   for (const entry of chunk.entries) {
     const object = wireObject(entry);
+    if (checkDelete && strategyContext && refuses(() => checkDelete(object, strategyContext))) continue;
     await ctx.objects.delete(served, object.metadata.namespace ?? "", object.metadata.name ?? "", options).catch((error: unknown) => {
       if (!isNotFound(error)) throw error;
     });
   }
   const status: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 200 };
   return call.encode(200, status);
+}
+
+/** True when `check` throws (the kind refuses the deletion). */
+function refuses(check: () => void): boolean {
+  try {
+    check();
+    return false;
+  } catch {
+    return true;
+  }
 }

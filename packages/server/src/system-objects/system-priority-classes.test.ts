@@ -31,4 +31,20 @@ describe("the system PriorityClasses", () => {
       "system-node-critical",
     ]);
   });
+
+  it("stay when the whole collection is deleted; the other classes go", async () => {
+    const server = new APIServer();
+    const headers = new Headers({ "content-type": "application/json" });
+    const body = new TextEncoder().encode(
+      JSON.stringify({ apiVersion: "scheduling.orch.io/v1", kind: "PriorityClass", metadata: { name: "batch" }, value: 100 }),
+    );
+    expect((await server.handle({ method: "POST", url: "/apis/scheduling.orch.io/v1/priorityclasses", headers, body })).status).toBe(201);
+    const deleted = await server.handle({ method: "DELETE", url: "/apis/scheduling.orch.io/v1/priorityclasses", headers: new Headers() });
+    expect(deleted.status).toBe(200);
+    const list = await get(server, "/apis/scheduling.orch.io/v1/priorityclasses");
+    expect((list.json.items as { metadata: { name: string } }[]).map((i) => i.metadata.name).sort()).toEqual([
+      "system-cluster-critical",
+      "system-node-critical",
+    ]);
+  });
 });
