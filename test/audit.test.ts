@@ -86,7 +86,7 @@ describe("orch-apiserver --audit-log-path", () => {
     expect(created).toMatchObject({
       apiVersion: "audit.orch.io/v1",
       level: "RequestResponse",
-      user: { name: "admin", groups: expect.arrayContaining(["system:masters"]) as unknown },
+      user: { username: "admin", groups: expect.arrayContaining(["system:masters"]) as unknown },
       objectRef: { resource: "configmaps", namespace: "default", name: "audited", apiVersion: "v1" },
       responseStatus: { code: 201 },
       requestObject: { data: { mode: "fast" } },
@@ -108,8 +108,8 @@ describe("orch-apiserver --audit-log-path", () => {
   it("keeps the impersonating and the impersonated user", () => {
     const listed = ours().at(-1);
     expect(listed).toMatchObject({
-      user: { name: "admin" },
-      impersonatedUser: { name: "bob", groups: ["system:authenticated"] },
+      user: { username: "admin" },
+      impersonatedUser: { username: "bob", groups: ["system:authenticated"] },
       responseStatus: { code: 403, reason: "Forbidden" },
     });
   });

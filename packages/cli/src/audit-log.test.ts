@@ -15,7 +15,7 @@ const event = (i: number, pad = 0): AuditEvent => ({
   stage: "ResponseComplete",
   requestURI: `/api/v1/namespaces/${"x".repeat(pad)}`,
   verb: "get",
-  user: { name: "admin", groups: [] },
+  user: { username: "admin", groups: [] },
   requestReceivedTimestamp: "2026-11-24T00:00:00.000000Z",
   stageTimestamp: "2026-11-24T00:00:00.000000Z",
 });

@@ -13,7 +13,7 @@ function event(n: number): AuditEvent {
     stage: "ResponseComplete",
     requestURI: "/api/v1/namespaces",
     verb: "list",
-    user: { name: "alice", groups: [] },
+    user: { username: "alice", groups: [] },
     requestReceivedTimestamp: "2026-11-24T00:00:00.000000Z",
     stageTimestamp: "2026-11-24T00:00:00.000000Z",
   };

@@ -40,6 +40,22 @@ export interface AuditResponseStatus {
 }
 
 /**
+ * A user as audit events name it: the reference's `authentication.k8s.io/v1` UserInfo
+ * (`username`, not the `name` of {@link UserInfo}).
+ */
+export interface AuditUserInfo {
+  username: string;
+  uid?: string | undefined;
+  groups: string[];
+  extra?: Record<string, string[]> | undefined;
+}
+
+/** `user` in the shape of an audit event (absent fields stay absent). */
+export function auditUser(user: UserInfo): AuditUserInfo {
+  return { username: user.name, uid: user.uid, groups: user.groups, extra: user.extra };
+}
+
+/**
  * One audit event (`kind: Event`, `apiVersion: audit.<domain>/v1`). An optional field that is
  * `undefined` is absent: JSON leaves it out (the audit stage sets every field, in this order, so
  * that all its events share one shape).
@@ -58,9 +74,9 @@ export interface AuditEvent {
    * Who sent the request: with impersonation, the impersonating caller; empty (`{}`) for a
    * request whose authentication failed.
    */
-  user: UserInfo | Record<string, never>;
+  user: AuditUserInfo | Record<string, never>;
   /** Who the request was served as, when the caller impersonated someone. */
-  impersonatedUser?: UserInfo | undefined;
+  impersonatedUser?: AuditUserInfo | undefined;
   sourceIPs?: string[] | undefined;
   userAgent?: string | undefined;
   objectRef?: AuditObjectReference | undefined;

@@ -63,7 +63,7 @@ describe("auditStages in APIServer", () => {
       stage: "RequestReceived",
       requestURI: "/api/v1/namespaces/default/configmaps",
       verb: "create",
-      user: admin,
+      user: { username: admin.name, groups: admin.groups },
       userAgent: "test/1",
       objectRef: { resource: "configmaps", namespace: "default", name: "cm", apiVersion: "v1" },
       requestObject: { metadata: { name: "cm" }, data: { a: "1" } },
@@ -117,9 +117,10 @@ describe("auditStages in APIServer", () => {
     const { server, sink } = serverWith();
     await server.handle(req("GET", "/api/v1/namespaces/default/pods", undefined, { "Impersonate-User": "bob", "Impersonate-Group": "dev" }));
     const [received, complete] = sink.events;
-    expect(received?.user).toEqual(admin);
-    expect(complete?.user).toEqual(admin);
-    expect(complete?.impersonatedUser).toEqual({ name: "bob", groups: ["dev", "system:authenticated"] });
+    // In the reference's shape (authentication/v1 UserInfo: `username`).
+    expect(received?.user).toEqual({ username: admin.name, groups: admin.groups });
+    expect(complete?.user).toEqual({ username: admin.name, groups: admin.groups });
+    expect(JSON.parse(JSON.stringify(complete?.impersonatedUser))).toEqual({ username: "bob", groups: ["dev", "system:authenticated"] });
   });
 
   it("records ResponseStarted when a watch starts and ResponseComplete when it ends", async () => {

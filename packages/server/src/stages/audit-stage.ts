@@ -4,12 +4,20 @@
  * {@link AuditSink}.
  * @module
  */
-import type { UserInfo } from "@orch/authn";
 import { isFailureStatus, StatusError, toStatusError, type Status } from "@orch/meta";
 import type { Clock } from "@orch/store";
 import { systemClock } from "@orch/store";
 import type { APIResponse } from "../api-request.js";
-import type { AuditEvent, AuditLevel, AuditObjectReference, AuditResponseStatus, AuditSink, AuditStage } from "../audit/event.js";
+import {
+  auditUser,
+  type AuditEvent,
+  type AuditLevel,
+  type AuditObjectReference,
+  type AuditResponseStatus,
+  type AuditSink,
+  type AuditStage,
+  type AuditUserInfo,
+} from "../audit/event.js";
 import { evaluatePolicy, type AuditAttributes, type AuditPolicy } from "../audit/policy.js";
 import type { MetricsRecorder } from "../metrics.js";
 import { errorResponse } from "../responses.js";
@@ -188,14 +196,14 @@ class RequestAudit {
   emit(stage: AuditStage, responseStatus?: AuditResponseStatus, responseObject?: unknown): void | Promise<void> {
     if (this.omitStages.length > 0 && this.omitStages.includes(stage)) return;
     const request = this.request;
-    let user: AuditEvent["user"] = request.user ?? {};
-    let impersonatedUser: UserInfo | undefined;
+    let user: AuditEvent["user"] = request.user ? auditUser(request.user) : {};
+    let impersonatedUser: AuditUserInfo | undefined;
     let annotations: Record<string, string> | undefined;
     let objectRef = this.objectRef;
     if (stage !== "RequestReceived") {
       if (request.impersonator) {
-        user = request.impersonator;
-        impersonatedUser = request.user;
+        user = auditUser(request.impersonator);
+        impersonatedUser = request.user && auditUser(request.user);
       }
       // The last event of a request may share the record (nothing adds to it any more); a
       // ResponseStarted event gets a copy, as the stream's end may still add annotations.
