@@ -11,6 +11,7 @@ import { normalizeBasePath, parseMediaType, stripBasePath, type APIRequest, type
 import { peerCertificateChain } from "./client-certificate.js";
 import { discardRest, readBody } from "./internal/read-body.js";
 import { RequestHeaders } from "./internal/request-headers.js";
+import { endWithBody } from "./internal/write-body.js";
 
 /**
  * What the adapter needs of a server: `APIServer` has this shape, and so can a test's fake.
@@ -151,10 +152,11 @@ function writeComplete(res: ServerResponse, response: APIResponse, state: Listen
   const headers = headerObject(response.headers);
   const body = response.body;
   // A text body goes out as text: node then sends the head and the body in one write.
-  headers["content-length"] = String(body === undefined ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
+  const bytes = body === undefined ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+  headers["content-length"] = String(bytes);
   if (state.closing) headers["connection"] = "close";
   res.writeHead(response.status, headers);
-  res.end(body);
+  endWithBody(res, body, bytes, failed);
 }
 
 async function writeStream(
@@ -365,7 +367,8 @@ function respond(
  * buffering more), hands the server the TLS client certificate chain as the client sent it
  * (start the TLS server with `requestCert: true, rejectUnauthorized: false`; the server's
  * authenticators verify it), aborts the request's `signal` when the client goes away, and flushes
- * each chunk of a streamed response at once.
+ * each chunk of a streamed response at once. A body over 64 KiB is written in slices on successive
+ * turns of the event loop, so other requests are answered while it goes out.
  *
  * Behind a body parser (`express.json()`, ...) that already read the stream, the body is what
  * the parser left: `req.rawBody` or `req.body` bytes or string as they are, a parsed value

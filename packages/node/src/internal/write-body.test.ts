@@ -1,0 +1,168 @@
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { connect as netConnect, type Socket } from "node:net";
+import { connect as tlsConnect } from "node:tls";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { APIRequest, APIResponse } from "@orch/server";
+import type { RequestHandler } from "../request-listener.js";
+import { serve, type ServedServer } from "../serve.js";
+import { selfSignedCA, servingCertificate, type Issued } from "./test-pki.js";
+import { sliceBytes } from "./write-body.js";
+
+/** A fake server answering with `respond`. */
+function fake(respond: (req: APIRequest) => APIResponse): RequestHandler {
+  return { maxRequestBodyBytes: 1 << 20, handle: async (req) => respond(req), shutdown: async () => {} };
+}
+
+function ok(body: string | Uint8Array, type = "application/json"): APIResponse {
+  return { status: 200, headers: new Headers({ "content-type": type }), body };
+}
+
+/** About 1 MiB of text with 2-, 3- and 4-byte characters, a surrogate pair across many slice boundaries. */
+const text = "aé€😀".repeat(Math.ceil((1 << 20) / 5));
+/** 1 MiB of bytes that are not valid UTF-8, as a protobuf body may be. */
+const bytes = Uint8Array.from({ length: (1 << 20) + 7 }, (_, i) => (i * 2654435761) >>> 24);
+
+let pki: { ca: Issued; serving: Issued };
+beforeAll(async () => {
+  const ca = await selfSignedCA("CN=slices-ca");
+  pki = { ca, serving: await servingCertificate(ca) };
+});
+
+let served: ServedServer | undefined;
+afterEach(async () => {
+  await served?.close();
+  served = undefined;
+});
+
+async function start(handler: RequestHandler, tls: boolean): Promise<ServedServer> {
+  served = await serve(handler, tls ? { tls: { key: pki.serving.key, cert: pki.serving.cert } } : {});
+  return served;
+}
+
+function fetchRaw(url: string, path: string, method = "GET"): Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }> {
+  const send = url.startsWith("https:") ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(url + path, { method, agent: false, ca: pki.ca.cert }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** A connection opened (and over TLS, past its handshake) before it is used. */
+function openSocket(served: ServedServer, tls: boolean): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = tls
+      ? tlsConnect({ host: "127.0.0.1", port: served.port, ca: pki.ca.cert }, () => resolve(socket))
+      : netConnect(served.port, "127.0.0.1", () => resolve(socket));
+    socket.once("error", reject);
+  });
+}
+
+/** Everything a socket receives until the server closes it. */
+function readAll(socket: Socket): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (out += chunk));
+    socket.once("end", () => resolve(out));
+    socket.once("error", reject);
+  });
+}
+
+describe.each([
+  ["HTTP", false],
+  ["HTTPS", true],
+])("a large body over %s", (_, tls) => {
+  it("arrives byte for byte with its Content-Length, as text and as bytes", async () => {
+    expect(Buffer.byteLength(text)).toBeGreaterThan(4 * sliceBytes);
+    const s = await start(
+      fake((req) => (req.url === "/text" ? ok(text) : ok(bytes, "application/vnd.kubernetes.protobuf"))),
+      tls,
+    );
+    const [got, gotBytes] = await Promise.all([fetchRaw(s.url, "/text"), fetchRaw(s.url, "/bytes")]);
+    expect(got.status).toBe(200);
+    expect(got.headers["content-length"]).toBe(String(Buffer.byteLength(text)));
+    expect(got.body.equals(Buffer.from(text))).toBe(true);
+    expect(gotBytes.headers["content-length"]).toBe(String(bytes.byteLength));
+    expect(gotBytes.headers["content-type"]).toBe("application/vnd.kubernetes.protobuf");
+    expect(gotBytes.body.equals(Buffer.from(bytes))).toBe(true);
+  });
+
+  it("answers a HEAD with the body's Content-Length and no body", async () => {
+    const s = await start(
+      fake(() => ok(text)),
+      tls,
+    );
+    const got = await fetchRaw(s.url, "/text", "HEAD");
+    expect(got.headers["content-length"]).toBe(String(Buffer.byteLength(text)));
+    expect(got.body.byteLength).toBe(0);
+  });
+
+  it("answers a request that arrives while the body is written before the body's last slice", async () => {
+    const opened: { other?: Socket } = {};
+    let large: ServerResponse | undefined;
+    let largeEndedWhenOtherServed: boolean | undefined;
+    const s = await start(
+      fake((req) => {
+        if (req.url === "/small") {
+          largeEndedWhenOtherServed = large?.writableEnded;
+          return ok("{}");
+        }
+        // The other request's bytes reach the server's socket before the large body's first slice.
+        opened.other?.write("GET /small HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+        return ok(text);
+      }),
+      tls,
+    );
+    s.server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+      if (req.url === "/large") large = res;
+    });
+    const other = await openSocket(s, tls);
+    opened.other = other;
+    const answered = readAll(other);
+    const got = await fetchRaw(s.url, "/large");
+    expect(got.body.equals(Buffer.from(text))).toBe(true);
+    expect(await answered).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n\{\}$/);
+    expect(largeEndedWhenOtherServed).toBe(false);
+  });
+});
+
+describe("a client that goes away mid-body", () => {
+  it("gets the rest of the body dropped, without an error, and the server keeps serving", async () => {
+    // Larger than what the kernel buffers on a loopback connection, so the client leaves mid-write.
+    const huge = "x".repeat(48 << 20);
+    let large: ServerResponse | undefined;
+    const s = await start(
+      fake((req) => ok(req.url === "/huge" ? huge : "{}")),
+      false,
+    );
+    s.server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+      if (req.url === "/huge") large = res;
+    });
+    let announced: string | undefined;
+    await new Promise<void>((resolve) => {
+      const req = httpRequest(`${s.url}/huge`, { agent: false }, (res) => {
+        announced = res.headers["content-length"];
+        res.once("data", () => req.destroy());
+        res.on("error", () => undefined);
+      });
+      req.on("error", () => undefined);
+      req.on("close", () => resolve());
+      req.end();
+    });
+    expect(announced).toBe(String(huge.length));
+    const response = large;
+    if (!response) throw new Error("the large request was not seen");
+    if (!response.destroyed) await new Promise((resolve) => response.once("close", resolve));
+    expect(response.writableFinished).toBe(false);
+    const after = await fetchRaw(s.url, "/small");
+    expect(after.status).toBe(200);
+    expect(after.body.toString()).toBe("{}");
+  });
+});
