@@ -7,8 +7,12 @@
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;
-  /** Calls `fn` once after `ms` milliseconds; the returned function cancels it. */
-  setTimer(ms: number, fn: () => void): () => void;
+  /**
+   * Calls `fn` once after `ms` milliseconds; the returned function cancels it. With
+   * `background: true` the timer alone does not keep the process alive (where the runtime can
+   * tell, as Node's `unref` does); a clock without such a notion may ignore it.
+   */
+  setTimer(ms: number, fn: () => void, options?: { background?: boolean }): () => void;
 }
 
 /**
@@ -17,8 +21,9 @@ export interface Clock {
  */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimer: (ms, fn) => {
+  setTimer: (ms, fn, options) => {
     const timer = setTimeout(fn, ms);
+    if (options?.background) (timer as unknown as { unref?: () => void }).unref?.();
     return () => clearTimeout(timer);
   },
 };

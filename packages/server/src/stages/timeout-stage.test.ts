@@ -5,6 +5,7 @@ import type { APIResponse } from "../api-request.js";
 import { requestInfoOf } from "./request-info-stage.js";
 import { chain, type Handler, type ServerRequest } from "./stage.js";
 import { parseGoDuration } from "@orch/meta";
+import { deadlineTickMs } from "./request-deadlines.js";
 import { isLongRunning, requestTimeoutOf, withTimeout } from "./timeout-stage.js";
 import { withErrorResponses } from "./request-info-stage.js";
 
@@ -61,17 +62,14 @@ describe("withTimeout", () => {
     expect((await pending).status).toBe(504);
   });
 
-  it("passes a handler's answer in time through and cancels the timer", async () => {
+  it("passes a handler's answer in time through, and leaves no timer once nothing is pending", async () => {
     const fake = new FakeClock(0);
-    const cancelled: number[] = [];
+    const set: { ms: number; background: boolean }[] = [];
     const clock: Clock = {
       now: () => fake.now(),
-      setTimer: (ms, fn) => {
-        const cancel = fake.setTimer(ms, fn);
-        return () => {
-          cancelled.push(ms);
-          cancel();
-        };
+      setTimer: (ms, fn, options) => {
+        set.push({ ms, background: options?.background === true });
+        return fake.setTimer(ms, fn);
       },
     };
     const slow = slowHandler();
@@ -81,7 +79,79 @@ describe("withTimeout", () => {
     fake.advance(30_000);
     slow.release();
     expect((await pending).status).toBe(200);
-    expect(cancelled).toEqual([60_000]);
+    // The one timer fires at the old deadline, finds nothing due and is not armed again.
+    fake.advance(30_000);
+    expect(fake.pendingTimers()).toBe(0);
+    expect(set).toEqual([{ ms: 60_000, background: true }]);
+  });
+
+  it("watches every request in flight with one timer, re-armed for the earliest deadline", async () => {
+    const fake = new FakeClock(0);
+    const set: number[] = [];
+    const clock: Clock = { now: () => fake.now(), setTimer: (ms, fn) => (set.push(ms), fake.setTimer(ms, fn)) };
+    const handlers = [slowHandler(), slowHandler(), slowHandler()];
+    // One stage shared by three requests, as a server shares it.
+    const shared = withTimeout({ requestTimeoutMs: 60_000, clock });
+    let n = 0;
+    const pipeline = chain([withErrorResponses, shared], (req) => (handlers[n++] as ReturnType<typeof slowHandler>).handler(req));
+    const first = pipeline(request("/api/v1/namespaces/default/pods"));
+    fake.advance(1_000);
+    const second = pipeline(request("/api/v1/namespaces/default/pods"));
+    const third = pipeline(request("/api/v1/namespaces/default/pods?timeout=5s"));
+    await settle();
+    // The first request armed the timer for 60 s; the second's later deadline did not touch it;
+    // the third's earlier one (6 s) re-armed it.
+    expect(set).toEqual([60_000, 5_000]);
+    expect(fake.pendingTimers()).toBe(1);
+    fake.advance(5_000);
+    expect((await third).status).toBe(504);
+    // Firing re-armed it for the earliest deadline left, the first request's.
+    expect(set).toEqual([60_000, 5_000, 54_000]);
+    (handlers[0] as ReturnType<typeof slowHandler>).release();
+    expect((await first).status).toBe(200);
+    fake.advance(54_000);
+    // The first request had finished; the second is now the earliest and times out at 61 s.
+    expect(set).toEqual([60_000, 5_000, 54_000, 1_000]);
+    fake.advance(1_000);
+    expect((await second).status).toBe(504);
+    expect(fake.pendingTimers()).toBe(0);
+  });
+
+  it("arms the timer once for requests whose deadlines fall in the same tick", async () => {
+    const fake = new FakeClock(0);
+    const set: number[] = [];
+    const clock: Clock = { now: () => fake.now(), setTimer: (ms, fn) => (set.push(ms), fake.setTimer(ms, fn)) };
+    const stage = withTimeout({ requestTimeoutMs: 1_000, clock });
+    const slow = [slowHandler(), slowHandler(), slowHandler()];
+    let n = 0;
+    const pipeline = chain([withErrorResponses, stage], (req) => (slow[n++] as ReturnType<typeof slowHandler>).handler(req));
+    fake.advance(10);
+    const pending = [pipeline(request("/api/v1/pods"))];
+    fake.advance(30);
+    pending.push(pipeline(request("/api/v1/pods")));
+    fake.advance(30);
+    pending.push(pipeline(request("/api/v1/pods")));
+    await settle();
+    // Deadlines 1,010, 1,040 and 1,070 ms all expire on the tick at 1,100 ms.
+    expect(set).toEqual([1_100 - 10]);
+    fake.advance(1_100 - 70);
+    expect((await Promise.all(pending)).map((r) => r.status)).toEqual([504, 504, 504]);
+    expect(fake.pendingTimers()).toBe(0);
+  });
+
+  it("times a request out on the first tick at or after its deadline", async () => {
+    const clock = new FakeClock(0);
+    const slow = slowHandler();
+    const pipeline = chain([withErrorResponses, withTimeout({ requestTimeoutMs: 1_000, clock })], slow.handler);
+    clock.advance(30);
+    const pending = pipeline(request("/api/v1/namespaces/default/configmaps"));
+    let answered = false;
+    void pending.then(() => (answered = true));
+    clock.advance(1_000 + deadlineTickMs - 30 - 1);
+    await settle();
+    expect(answered).toBe(false);
+    clock.advance(1);
+    expect((await pending).status).toBe(504);
   });
 
   it("lowers the limit to a shorter ?timeout= and keeps the server's for a longer one", async () => {

@@ -10,6 +10,7 @@ import type { Clock } from "@orch/store";
 import { systemClock } from "@orch/store";
 import type { APIResponse } from "../api-request.js";
 import type { RequestInfo } from "./request-info-stage.js";
+import { Deadline, RequestDeadlines } from "./request-deadlines.js";
 import type { Stage } from "./stage.js";
 
 /** Default time limit of a request that is not long-running: one minute (`--request-timeout`). */
@@ -52,8 +53,22 @@ export function requestTimeoutOf(query: URLSearchParams, requestTimeoutMs: numbe
 }
 
 /** The 504 a request gets when its handler has not answered in time. */
-function timedOut(): never {
-  throw statusError("Timeout", "Timeout: request did not complete within the allotted timeout", { details: {} });
+function timedOut(): Error {
+  return statusError("Timeout", "Timeout: request did not complete within the allotted timeout", { details: {} });
+}
+
+/** A request's deadline, which answers the request 504 when it expires. */
+class TimedRequest extends Deadline {
+  constructor(
+    at: number,
+    private readonly reject: (error: Error) => void,
+  ) {
+    super(at);
+  }
+
+  override expire(): void {
+    this.reject(timedOut());
+  }
 }
 
 /**
@@ -61,33 +76,47 @@ function timedOut(): never {
  * ({@link requestTimeoutOf}): when the rest of the pipeline has not answered by then, the
  * request is answered 504 `Timeout` and whatever the handler answers later is dropped (the
  * request itself is not touched: its `signal` stays the client's). Runs after the request info
- * stage.
+ * stage. One timer per stage watches every request in flight ({@link RequestDeadlines}), so a
+ * request times out up to `deadlineTickMs` (100 ms) after its limit.
  */
 export function withTimeout(options: TimeoutStageOptions): Stage {
   const clock = options.clock ?? systemClock;
-  return async (request, next) => {
+  const deadlines = new RequestDeadlines(clock);
+  const requestTimeoutMs = options.requestTimeoutMs;
+  return (request, next) => {
     const info = request.info;
-    if (!info) throw new TypeError("the request info stage must run before the timeout stage");
+    if (!info) return Promise.reject(new TypeError("the request info stage must run before the timeout stage"));
     if (isLongRunning(info)) return next(request);
-    const limit = requestTimeoutOf(info.parsed.query, options.requestTimeoutMs);
-    if (limit <= 0) return next(request);
-    let cancel: () => void = () => undefined;
-    const expired = new Promise<never>((_, reject) => {
-      cancel = clock.setTimer(limit, () => {
-        try {
-          timedOut();
-        } catch (error) {
-          reject(error);
-        }
-      });
-    });
-    const handled = next(request);
-    // A late answer (or failure) of the handler has nowhere to go once the request timed out.
-    handled.catch(() => undefined);
+    let limit: number;
     try {
-      return await Promise.race<APIResponse>([handled, expired]);
-    } finally {
-      cancel();
+      limit = requestTimeoutOf(info.parsed.query, requestTimeoutMs);
+    } catch (error) {
+      return Promise.reject(error as Error);
     }
+    if (limit <= 0) return next(request);
+    // A plain function, not an async one, and no race of two promises: this stage runs on every
+    // request, and each promise it does not make is CPU it does not spend.
+    return new Promise<APIResponse>((resolve, reject) => {
+      const deadline = new TimedRequest(clock.now() + limit, reject);
+      deadlines.add(deadline);
+      let handled: Promise<APIResponse>;
+      try {
+        handled = next(request);
+      } catch (error) {
+        deadlines.remove(deadline);
+        throw error;
+      }
+      // Once the request timed out, a late answer (or failure) of the handler settles nothing.
+      handled.then(
+        (response) => {
+          deadlines.remove(deadline);
+          resolve(response);
+        },
+        (error: unknown) => {
+          deadlines.remove(deadline);
+          reject(error);
+        },
+      );
+    });
   };
 }
