@@ -42,6 +42,26 @@ describe("KeyIndex", () => {
     expect(leaves).toBe(Math.ceil(40_000 / 512));
   });
 
+  it("splits a leaf that takes an insert in its middle beyond insertLeafMax, and only such a leaf", () => {
+    const index = new KeyIndex({ leafMax: 64, branchMax: 8, insertLeafMax: 16 });
+    let revision = 0;
+    const add = (key: string) => index.insert(new KeyRecord(key, entry(key, ++revision), revision), revision);
+    // Ascending appends fill leaves to leafMax.
+    for (let i = 0; i < 640; i += 2) add(`k${String(i).padStart(4, "0")}`);
+    const sizes = () => {
+      const out: number[] = [];
+      for (let leaf: Leaf | undefined = index.first(); leaf; leaf = leaf.next) out.push(leaf.keys.length);
+      return out;
+    };
+    expect(sizes()).toEqual([64, 64, 64, 64, 64]);
+    // Inserts between the keys of the first leaf split that leaf, and no other.
+    for (let i = 1; i < 128; i += 2) add(`k${String(i).padStart(4, "0")}`);
+    const after = sizes();
+    expect(after.slice(-4)).toEqual([64, 64, 64, 64]);
+    expect(Math.max(...after.slice(0, -4))).toBeLessThanOrEqual(16);
+    expect(index.check()).toHaveLength(320 + 64);
+  });
+
   it("matches a sorted model under random inserts, liveness changes and removals", () => {
     const random = rng(42);
     const index = new KeyIndex({ leafMax: 32, branchMax: 8 });

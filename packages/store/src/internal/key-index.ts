@@ -6,8 +6,12 @@
  * Leaves are linked left to right for scans. Beside its records a leaf keeps their current
  * entries in a parallel array and the newest revision written to any of them (`maxRev`): a page
  * at the newest revision, or at a past revision that no key of the leaf has changed since, is
- * then a slice of that array, about as cheap as slicing one sorted array. Leaves are large (512)
- * so that a typical page spans one or two of them.
+ * then a slice of that array, about as cheap as slicing one sorted array. Leaves filled by
+ * appends (ascending names) grow large (2,048) so that a typical page is one slice of one leaf;
+ * a leaf that takes an insert in its middle splits beyond a quarter of that (512), since every
+ * such insert shifts the rest of the leaf's three arrays: where names arrive in no order
+ * (generated names) leaves stay small and inserts cheap, where they ascend leaves stay large and
+ * pages cheap.
  *
  * Separators satisfy `keys(child i) < seps[i] <= keys(child i+1)`; removing a node's smallest
  * key leaves its separator valid, so removal only touches separators when nodes merge. Deletion
@@ -23,8 +27,15 @@ import type { KeyRecord } from "./key-record.js";
  * benchmark's list case); a test passes small ones to exercise many levels cheaply.
  */
 export interface KeyIndexSizes {
+  /** The most keys a leaf holds. */
   leafMax: number;
+  /** The most children a branch holds. */
   branchMax: number;
+  /**
+   * The most keys a leaf keeps after an insert that is not an append past the greatest key;
+   * a quarter of `leafMax` by default (at least 2).
+   */
+  insertLeafMax?: number;
 }
 
 const defaultSizes: KeyIndexSizes = { leafMax: 2048, branchMax: 64 };
@@ -111,6 +122,7 @@ function addLiveUp(node: Node, delta: number): void {
  */
 export class KeyIndex {
   readonly #leafMax: number;
+  readonly #insertLeafMax: number;
   readonly #branchMax: number;
   readonly #leafMin: number;
   readonly #branchMin: number;
@@ -122,8 +134,10 @@ export class KeyIndex {
 
   constructor(sizes: KeyIndexSizes = defaultSizes) {
     this.#leafMax = sizes.leafMax;
+    this.#insertLeafMax = Math.min(sizes.leafMax, sizes.insertLeafMax ?? Math.max(2, sizes.leafMax >> 2));
     this.#branchMax = sizes.branchMax;
-    this.#leafMin = sizes.leafMax >> 2;
+    // Merging stops well below the insert limit, so deletes do not undo the splits of inserts.
+    this.#leafMin = this.#insertLeafMax >> 2;
     this.#branchMin = sizes.branchMax >> 2;
   }
 
@@ -170,7 +184,7 @@ export class KeyIndex {
     if (entry !== undefined) addLiveUp(leaf, 1);
     leaf.maxRev = revision;
     this.#size++;
-    if (leaf.keys.length > this.#leafMax) {
+    if (leaf.keys.length > (append ? this.#leafMax : this.#insertLeafMax)) {
       // Appending past the greatest key (ascending names) leaves the left node full, not half full.
       const [sep, right] = splitLeaf(leaf, append);
       this.#insertAfter(leaf, sep, right, append);
