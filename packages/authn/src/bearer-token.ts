@@ -65,15 +65,15 @@ export async function authenticateToken(
   audiences: readonly string[],
   signal?: AbortSignal,
 ): Promise<AuthenticationResult> {
-  const refusals: string[] = [];
+  let refusals: string[] | undefined;
   for (const authenticator of tokens) {
     try {
       const result = await authenticator.authenticateToken(token, audiences, signal);
       if (result) return result;
     } catch (error) {
-      refusals.push(error instanceof Error ? error.message : String(error));
+      (refusals ??= []).push(error instanceof Error ? error.message : String(error));
     }
   }
-  if (refusals.length > 0) throw new AuthenticationError(refusals.join("; "));
+  if (refusals !== undefined) throw new AuthenticationError(refusals.join("; "));
   return undefined;
 }

@@ -14,18 +14,19 @@ import { anonymousUser, authenticatedGroup, unauthenticatedGroup, type UserInfo 
 export function unionAuthenticator(authenticators: readonly Authenticator[]): Authenticator {
   return {
     async authenticate(request: AuthenticationRequest): Promise<AuthenticationResult> {
-      const refusals: string[] = [];
+      // Made only when an authenticator refuses: the common request is accepted or has no credential.
+      let refusals: string[] | undefined;
       for (const authenticator of authenticators) {
         let result: AuthenticationResult;
         try {
           result = await authenticator.authenticate(request);
         } catch (error) {
-          refusals.push(error instanceof Error ? error.message : String(error));
+          (refusals ??= []).push(error instanceof Error ? error.message : String(error));
           continue;
         }
         if (result) return { ...result, user: withAuthenticatedGroup(result.user) };
       }
-      if (refusals.length > 0) throw new AuthenticationError(refusals.join("; "));
+      if (refusals !== undefined) throw new AuthenticationError(refusals.join("; "));
       return undefined;
     },
   };

@@ -42,22 +42,23 @@ export const privilegedGroupAuthorizer: Authorizer = {
 export function chainAuthorizer(authorizers: readonly Authorizer[]): Authorizer {
   return {
     async authorize(attributes) {
-      const reasons: string[] = [];
-      const errors: string[] = [];
+      // Made only when an authorizer has no opinion: most requests are decided by the first one.
+      let reasons: string[] | undefined;
+      let errors: string[] | undefined;
       for (const authorizer of authorizers) {
         let result: AuthorizationResult;
         try {
           result = await authorizer.authorize(attributes);
         } catch (error) {
-          errors.push(error instanceof Error ? error.message : String(error));
+          (errors ??= []).push(error instanceof Error ? error.message : String(error));
           continue;
         }
         if (result.decision !== "noOpinion") return result;
-        if (result.reason) reasons.push(result.reason);
-        if (result.error) errors.push(result.error);
+        if (result.reason) (reasons ??= []).push(result.reason);
+        if (result.error) (errors ??= []).push(result.error);
       }
-      const out: AuthorizationResult = { decision: "noOpinion", reason: reasons.join("\n") };
-      if (errors.length > 0) out.error = errors.join(", ");
+      const out: AuthorizationResult = { decision: "noOpinion", reason: reasons === undefined ? "" : reasons.join("\n") };
+      if (errors !== undefined) out.error = errors.join(", ");
       return out;
     },
   };

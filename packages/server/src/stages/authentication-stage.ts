@@ -3,10 +3,10 @@
  * credentials, or answers 401.
  * @module
  */
-import { anonymous, AuthenticationError, type Authenticator } from "@orch/authn";
-import { unauthorized } from "@orch/meta";
+import { anonymous, AuthenticationError, type AuthenticationResult, type Authenticator } from "@orch/authn";
+import { unauthorized, type StatusError } from "@orch/meta";
 import type { MetricsRecorder } from "../metrics.js";
-import type { Stage } from "./stage.js";
+import type { ServerRequest, Stage } from "./stage.js";
 
 /** Options of {@link withAuthentication}. */
 export interface AuthenticationStageOptions {
@@ -40,32 +40,41 @@ export function withAuthentication(authenticator: Authenticator, options: Authen
   const log = options.log ?? (() => undefined);
   const metrics = options.metrics;
   const now = options.now ?? (() => performance.now());
-  return async (request, next) => {
+  const refused = (request: ServerRequest, why: string): StatusError => {
+    log(`Unable to authenticate the request ${request.method} ${request.info?.path ?? request.url}: ${why}`);
+    return unauthorized();
+  };
+  // No async frame: a request pays one reaction to its authenticator's answer, nothing more.
+  return (request, next) => {
     if (request.user) return next(request);
     const started = metrics ? now() : 0;
-    const measure = (result: "success" | "failure" | "error") => metrics?.authenticated(result, Math.max(0, now() - started) / 1000);
-    let result;
+    let authenticating: Promise<AuthenticationResult>;
     try {
       // The request itself is the authenticators' view of it: its `signal` may be a lazy getter
       // (the node adapter makes the AbortController only when asked), read only if needed.
-      result = await authenticator.authenticate(request);
+      authenticating = authenticator.authenticate(request);
     } catch (error) {
-      measure("error");
-      if (!(error instanceof AuthenticationError)) throw error;
-      log(`Unable to authenticate the request ${request.method} ${request.info?.path ?? request.url}: ${error.message}`);
-      throw unauthorized();
+      authenticating = Promise.reject(error as Error);
     }
-    measure(result || allowAnonymous ? "success" : "failure");
-    if (result) {
-      request.user = result.user;
-      if (result.audiences) request.audiences = result.audiences;
-      request.headers.delete("authorization");
-    } else if (allowAnonymous) {
-      request.user = anonymous();
-    } else {
-      log(`Unable to authenticate the request ${request.method} ${request.info?.path ?? request.url}: no credentials and anonymous requests are disabled`);
-      throw unauthorized();
-    }
-    return next(request);
+    return authenticating.then(
+      (result) => {
+        metrics?.authenticated(result || allowAnonymous ? "success" : "failure", Math.max(0, now() - started) / 1000);
+        if (result) {
+          request.user = result.user;
+          if (result.audiences) request.audiences = result.audiences;
+          request.headers.delete("authorization");
+        } else if (allowAnonymous) {
+          request.user = anonymous();
+        } else {
+          throw refused(request, "no credentials and anonymous requests are disabled");
+        }
+        return next(request);
+      },
+      (error: unknown) => {
+        metrics?.authenticated("error", Math.max(0, now() - started) / 1000);
+        if (!(error instanceof AuthenticationError)) throw error;
+        throw refused(request, error.message);
+      },
+    );
   };
 }

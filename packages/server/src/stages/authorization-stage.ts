@@ -98,29 +98,40 @@ export function withAuthorization(
 ): Stage {
   const metrics = options.metrics;
   const now = options.now ?? (() => performance.now());
-  const prefix = `authorization.${options.domain ?? "orch.io"}`;
+  // Built once per server, not per request.
+  const decisionKey = `authorization.${options.domain ?? "orch.io"}/decision`;
+  const reasonKey = `authorization.${options.domain ?? "orch.io"}/reason`;
   const exact = new Set(alwaysAllowPaths.filter((p) => !p.endsWith("*")));
   const prefixes = alwaysAllowPaths.filter((p) => p.endsWith("*")).map((p) => p.slice(0, -1));
   const alwaysAllowed = (path: string) => exact.has(path) || prefixes.some((p) => path.startsWith(p));
-  return async (request, next) => {
+  // No async frame: a request pays one reaction to the authorizer's answer, nothing more.
+  return (request, next) => {
     const info = request.info;
-    if (!info) throw new TypeError("the request info stage must run before authorization");
+    if (!info) return Promise.reject(new TypeError("the request info stage must run before authorization"));
     if (!info.isResourceRequest && alwaysAllowed(info.path)) return next(request);
-    const attributes = attributesOf(info, userOf(request));
+    let attributes: Attributes;
+    let deciding: Promise<AuthorizationResult>;
     const started = metrics ? now() : 0;
-    let result: AuthorizationResult;
     try {
-      result = await authorizer.authorize(attributes);
+      attributes = attributesOf(info, userOf(request));
+      deciding = authorizer.authorize(attributes);
     } catch (error) {
-      metrics?.authorized("error", Math.max(0, now() - started) / 1000);
-      throw error;
+      return Promise.reject(error as Error);
     }
-    metrics?.authorized(result.decision === "allow" ? "allowed" : "denied", Math.max(0, now() - started) / 1000);
-    if (request.auditAnnotations) {
-      request.auditAnnotations[`${prefix}/decision`] = result.decision === "allow" ? "allow" : "forbid";
-      request.auditAnnotations[`${prefix}/reason`] = result.reason;
-    }
-    requireAllowed(attributes, result);
-    return next(request);
+    return deciding.then(
+      (result) => {
+        metrics?.authorized(result.decision === "allow" ? "allowed" : "denied", Math.max(0, now() - started) / 1000);
+        if (request.auditAnnotations) {
+          request.auditAnnotations[decisionKey] = result.decision === "allow" ? "allow" : "forbid";
+          request.auditAnnotations[reasonKey] = result.reason;
+        }
+        requireAllowed(attributes, result);
+        return next(request);
+      },
+      (error: unknown) => {
+        metrics?.authorized("error", Math.max(0, now() - started) / 1000);
+        throw error;
+      },
+    );
   };
 }

@@ -7,11 +7,13 @@ import { anonymousUser, authenticatedGroup, unauthenticatedGroup, type UserInfo 
 import type { Attributes, Authorizer } from "@orch/authz";
 import { badRequest } from "@orch/meta";
 import { requireAllowed } from "./authorization-stage.js";
-import { userOf, type ServerRequest, type Stage } from "./stage.js";
+import type { APIResponse } from "../api-request.js";
+import { userOf, type Handler, type ServerRequest, type Stage } from "./stage.js";
 
 const userHeader = "impersonate-user";
 const groupHeader = "impersonate-group";
 const uidHeader = "impersonate-uid";
+const impersonatePrefix = "impersonate-";
 const extraPrefix = "impersonate-extra-";
 const serviceAccountPrefix = "system:serviceaccount:";
 
@@ -45,7 +47,12 @@ function decodeExtraKey(raw: string): string {
 function requested(headers: Headers): Impersonation | undefined {
   const extra: Record<string, string[]> = {};
   let any = false;
+  // One pass over the headers finds whether any asks to impersonate: most requests have none and
+  // then cost no lookups by name (each of which validates and lower-cases its name).
+  let impersonates = false;
   headers.forEach((value, name) => {
+    if (!name.startsWith(impersonatePrefix)) return;
+    impersonates = true;
     if (!name.startsWith(extraPrefix)) return;
     any = true;
     const key = decodeExtraKey(name.slice(extraPrefix.length));
@@ -57,6 +64,7 @@ function requested(headers: Headers): Impersonation | undefined {
         .filter((v) => v !== ""),
     );
   });
+  if (!impersonates) return undefined;
   const user = headers.get(userHeader);
   const groups = values(headers, groupHeader);
   const uid = headers.get(uidHeader);
@@ -74,7 +82,7 @@ function requested(headers: Headers): Impersonation | undefined {
 function strip(headers: Headers): void {
   const names: string[] = [];
   headers.forEach((_value, name) => {
-    if (name.startsWith("impersonate-")) names.push(name);
+    if (name.startsWith(impersonatePrefix)) names.push(name);
   });
   for (const name of names) headers.delete(name);
 }
@@ -91,9 +99,18 @@ function strip(headers: Headers): void {
  */
 export function withImpersonation(authorizer: Authorizer, domain: string): Stage {
   const authenticationGroup = `authentication.${domain}`;
-  return async (request: ServerRequest, next) => {
-    const wanted = requested(request.headers);
-    if (!wanted) return next(request);
+  // Most requests impersonate no one: they pass on without an async frame of this stage.
+  return (request: ServerRequest, next) => {
+    let wanted: Impersonation | undefined;
+    try {
+      wanted = requested(request.headers);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    return wanted ? impersonate(request, next, wanted) : next(request);
+  };
+
+  async function impersonate(request: ServerRequest, next: Handler, wanted: Impersonation): Promise<APIResponse> {
     const caller = userOf(request);
     const check = async (attributes: Omit<Attributes, "user" | "verb" | "resourceRequest">) => {
       const full: Attributes = { ...attributes, user: caller, verb: "impersonate", resourceRequest: true };
@@ -122,5 +139,5 @@ export function withImpersonation(authorizer: Authorizer, domain: string): Stage
     request.user = user;
     strip(request.headers);
     return next(request);
-  };
+  }
 }

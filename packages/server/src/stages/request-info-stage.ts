@@ -7,6 +7,7 @@
 import { requestEntityTooLarge } from "@orch/meta";
 import { parseRequestURL, resourceRequestInfo, type ParsedURL, type ResourceRequestInfo } from "../request-info.js";
 import { errorResponse } from "../responses.js";
+import type { APIResponse } from "../api-request.js";
 import type { Stage } from "./stage.js";
 
 /**
@@ -34,13 +35,22 @@ export function requestInfoOf(method: string, url: string): RequestInfo {
 }
 
 /** Turns anything the rest of the pipeline throws into a Status response (never a stack trace). */
-export const withErrorResponses: Stage = async (request, next) => {
+export const withErrorResponses: Stage = (request, next) => {
+  // One reaction per request and no async frame; a stage that throws instead of rejecting is
+  // answered too.
+  let handled: Promise<APIResponse>;
   try {
-    return await next(request);
+    handled = next(request);
   } catch (error) {
-    return errorResponse(error);
+    return Promise.resolve(errorResponse(error));
   }
+  return handled.then(undefined, asErrorResponse);
 };
+
+/** {@link errorResponse} with its defaults, as a rejection handler. */
+function asErrorResponse(error: unknown): APIResponse {
+  return errorResponse(error);
+}
 
 /** Refuses a body over `maxBytes` with 413 before anything reads it. */
 export function withBodyLimit(maxBytes: number): Stage {
