@@ -211,6 +211,17 @@ describe("object form", () => {
     expect(s.matches({ app: "web", tier: "a", owner: "me", canary: "" })).toBe(false);
   });
 
+  it("refuses a requirement without key or operator with field errors, not a crash", () => {
+    const result = labelSelectorFromObject({ matchExpressions: [{} as never, { key: "a", operator: "In", values: [null as never] }] }, "spec.selector");
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((e) => `${e.field}: ${e.type}`)).toEqual([
+      "spec.selector.matchExpressions[0].operator: FieldValueInvalid",
+      "spec.selector.matchExpressions[0].key: FieldValueInvalid",
+      "spec.selector.matchExpressions[0].key: FieldValueInvalid",
+    ]);
+  });
+
   it("accepts deep-frozen objects as the store holds them", () => {
     const frozen = Object.freeze({
       matchLabels: Object.freeze({ app: "web" }),

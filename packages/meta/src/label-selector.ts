@@ -570,8 +570,10 @@ export function labelSelectorFromObject(
   const expressions = object.matchExpressions ?? [];
   expressions.forEach((expr, i) => {
     const at = base.child("matchExpressions").index(i);
-    const values = Array.isArray(expr.values) ? expr.values : [];
-    const operator: string = expr.operator;
+    // A requirement without a key or an operator has the empty one (Go's zero value, as the
+    // reference decodes it), which the checks below refuse with a field error.
+    const values: readonly unknown[] = Array.isArray(expr.values) ? expr.values : [];
+    const operator: string = typeof expr.operator === "string" ? expr.operator : "";
     if (operator === "In" || operator === "NotIn") {
       if (values.length === 0) errors.push(requiredField(at.child("values"), "must be specified when `operator` is 'In' or 'NotIn'"));
     } else if (operator === "Exists" || operator === "DoesNotExist") {
@@ -581,9 +583,10 @@ export function labelSelectorFromObject(
     } else {
       errors.push(invalidField(at.child("operator"), operator, "not a valid selector operator"));
     }
-    errors.push(...validateQualifiedName(expr.key, at.child("key")));
+    errors.push(...validateQualifiedName(typeof expr.key === "string" ? expr.key : "", at.child("key")));
     values.forEach((value, j) => {
-      for (const msg of labelValueMessages(value)) errors.push(invalidField(at.child("values").index(j), value, msg));
+      const text = typeof value === "string" ? value : String(value ?? "");
+      for (const msg of labelValueMessages(text)) errors.push(invalidField(at.child("values").index(j), text, msg));
     });
   });
   if (errors.length) return { ok: false, errors };
