@@ -27,7 +27,10 @@ db.exec("PRAGMA synchronous = FULL");
 const begin = db.prepare("BEGIN IMMEDIATE");
 const commit = db.prepare("COMMIT");
 const rollback = db.prepare("ROLLBACK");
-const latest = db.prepare("SELECT id, deleted, create_revision, value FROM log WHERE name = ? ORDER BY id DESC LIMIT 1");
+// Rows as arrays (no object per row): [id, deleted, create_revision] and, where the previous
+// value is needed (an update or a delete), [id, deleted, create_revision, value].
+const latest = db.prepare("SELECT id, deleted, create_revision FROM log WHERE name = ? ORDER BY id DESC LIMIT 1").raw(true);
+const latestValue = db.prepare("SELECT id, deleted, create_revision, value FROM log WHERE name = ? ORDER BY id DESC LIMIT 1").raw(true);
 const insert = db.prepare("INSERT INTO log (id, name, created, deleted, create_revision, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?, ?)");
 const compact = db.prepare(
   "DELETE FROM log WHERE id < ?1 AND (deleted = 1 OR EXISTS (SELECT 1 FROM log n WHERE n.name = log.name AND n.id > log.id AND n.id <= ?1))",
@@ -37,19 +40,20 @@ let revision = Number(db.prepare("SELECT COALESCE(MAX(id), 0) AS n FROM log").ra
 
 /** One write inside the open transaction: its result row (see the header). */
 function apply(kind, key, json, expect) {
-  const row = latest.get(key);
-  const live = row !== undefined && row.deleted === 0 ? row : undefined;
+  const row = (kind === 0 ? latest : latestValue).get(key);
+  const live = row !== undefined && row[1] === 0;
   if (kind === 0) {
-    if (live !== undefined) return [0, "exists"];
+    if (live) return [0, "exists"];
     revision += 1;
-    insert.run(revision, key, 1, 0, revision, row?.id ?? 0, json);
+    insert.run(revision, key, 1, 0, revision, row === undefined ? 0 : row[0], json);
     return [1, revision];
   }
-  if (live === undefined) return [0, "missing"];
-  if (expect !== -1 && live.id !== expect) return [0, "conflict"];
+  if (!live) return [0, "missing"];
+  const [id, , createRevision, value] = row;
+  if (expect !== -1 && id !== expect) return [0, "conflict"];
   revision += 1;
-  insert.run(revision, key, 0, kind === 2 ? 1 : 0, live.create_revision, live.id, kind === 2 ? live.value : json);
-  return [1, revision, live.create_revision, live.id, live.value];
+  insert.run(revision, key, 0, kind === 2 ? 1 : 0, createRevision, id, kind === 2 ? value : json);
+  return [1, revision, createRevision, id, value];
 }
 
 /** Runs `work` in one transaction; a failure rolls it back (and the revisions it took). */
