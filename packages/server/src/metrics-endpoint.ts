@@ -7,7 +7,7 @@ import { statusError } from "@orch/meta";
 import type { Store } from "@orch/store";
 import type { APIResponse } from "./api-request.js";
 import type { MetricsRegistry } from "./metrics.js";
-import { collectionPrefix, type ServedResource } from "./served-resource.js";
+import { countStoredObjects, type ServedResource } from "./served-resource.js";
 
 /** `<resource>.<group>`, or `<resource>` for the core group: the `resource` label of `apiserver_storage_objects`. */
 function storageResourceName(served: ServedResource): string {
@@ -23,8 +23,7 @@ export async function recordStorageObjects(registry: MetricsRegistry, store: Sto
   await Promise.all(
     kinds.map(async (served) => {
       try {
-        const page = await store.list(collectionPrefix(served, ""), { limit: 1 });
-        registry.storageObjects(storageResourceName(served), page.entries.length + page.remaining);
+        registry.storageObjects(storageResourceName(served), await countStoredObjects(store, served));
       } catch {
         // The store is away: the scrape still answers, with the last counts.
       }

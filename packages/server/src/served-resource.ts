@@ -5,7 +5,7 @@
  */
 import { cloneJSON, type APIObject, type QualifiedKind, type QualifiedResource } from "@orch/meta";
 import type { ResourceType, ResourceVersion } from "@orch/resources";
-import type { Entry } from "@orch/store";
+import type { Entry, Store } from "@orch/store";
 import { withResourceVersion } from "./wire-order.js";
 
 /** A resource type at one served version, with everything the handlers derive from it. */
@@ -53,6 +53,16 @@ export function objectKey(served: ServedResource, namespace: string, name: strin
 /** The store prefix of a collection: one namespace, or every namespace when `namespace` is `""`. */
 export function collectionPrefix(served: ServedResource, namespace: string): string {
   return served.namespaced && namespace ? `${served.keyPrefix}${namespace}/` : served.keyPrefix;
+}
+
+/**
+ * How many objects of `served` the store holds, in all namespaces: one list of one entry, whose
+ * `remaining` counts the rest (what `apiserver_storage_objects` and the width of a LIST in flow
+ * control are made of).
+ */
+export async function countStoredObjects(store: Store, served: ServedResource): Promise<number> {
+  const page = await store.list(collectionPrefix(served, ""), { limit: 1 });
+  return page.entries.length + page.remaining;
 }
 
 const wireCache = new WeakMap<Entry, APIObject>();

@@ -12,7 +12,7 @@ import { ControlLoop, messageOf, type ControllerInput } from "../control-loop.js
 import type { MetricsRecorder, FlowControlLabels } from "../metrics.js";
 import type { WriteOptions } from "../object-store.js";
 import { sameJSON } from "../same-json.js";
-import { collectionPrefix, mutableCopy, objectKey, wireObject, type ServedResource } from "../served-resource.js";
+import { collectionPrefix, countStoredObjects, mutableCopy, objectKey, wireObject, type ServedResource } from "../served-resource.js";
 import { autoUpdateAnnotation, bootstrapConfiguration } from "./bootstrap.js";
 import { classify, priorityLevelNameOf, sortFlowSchemas, type Classification, type RequestDigest } from "./classifier.js";
 import { ObjectCounts } from "./object-counts.js";
@@ -102,11 +102,9 @@ export class FlowControl {
     for (const o of this.#bootstrap.mandatoryPriorityLevels) this.#levels.set(o.metadata.name ?? "", o);
     for (const o of this.#bootstrap.mandatoryFlowSchemas) this.#flowSchemas.set(o.metadata.name ?? "", o);
     this.#recompute();
-    this.#objectCounts = new ObjectCounts(async (group, resource) => {
+    this.#objectCounts = new ObjectCounts((group, resource) => {
       const served = input.served(group, resource);
-      if (!served) return undefined;
-      const page = await input.store.list(collectionPrefix(served, ""), { limit: 1 });
-      return page.entries.length + page.remaining;
+      return served ? countStoredObjects(input.store, served) : Promise.resolve(undefined);
     }, input.clock);
     this.#loop = new ControlLoop(input, {
       reload: () => this.#load(),

@@ -21,7 +21,7 @@ import {
 import { evaluatePolicy, type AuditAttributes, type AuditPolicy } from "../audit/policy.js";
 import type { MetricsRecorder } from "../metrics.js";
 import { errorResponse } from "../responses.js";
-import type { Handler, ServerRequest, Stage } from "./stage.js";
+import { attempt, type Handler, type ServerRequest, type Stage } from "./stage.js";
 
 /** Options of {@link auditStages}. */
 export interface AuditStageOptions {
@@ -271,18 +271,9 @@ async function* completedAtEnd(stream: AsyncIterable<string>, audit: RequestAudi
   }
 }
 
-/** `next(request)`, a synchronous throw turned into a rejection. */
-function handle(request: ServerRequest, next: Handler): Promise<APIResponse> {
-  try {
-    return next(request);
-  } catch (error) {
-    return Promise.reject(error as Error);
-  }
-}
-
 /** Runs the rest of the pipeline for a recorded request and records how it ended. */
 function served(events: RequestAudit, request: ServerRequest, next: Handler): Promise<APIResponse> {
-  return handle(request, next).then(
+  return attempt(next, request).then(
     (response) => completed(events, response),
     (error: unknown) => {
       if (error instanceof StatusError || isFailureStatus(error)) return completed(events, errorResponse(error));
@@ -341,7 +332,7 @@ export function auditStages(options: AuditStageOptions): AuditStages {
   };
 
   const failedAuthentication: Stage = (request, next) =>
-    handle(request, next).catch((error: unknown) => {
+    attempt(next, request).catch((error: unknown) => {
       if (request.user || !(error instanceof StatusError) || error.status.code !== 401) throw error;
       const events = begin(request);
       const response = errorResponse(error);

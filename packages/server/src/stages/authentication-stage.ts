@@ -3,10 +3,10 @@
  * credentials, or answers 401.
  * @module
  */
-import { anonymous, AuthenticationError, type AuthenticationResult, type Authenticator } from "@orch/authn";
+import { anonymous, AuthenticationError, type Authenticator } from "@orch/authn";
 import { unauthorized, type StatusError } from "@orch/meta";
 import type { MetricsRecorder } from "../metrics.js";
-import type { ServerRequest, Stage } from "./stage.js";
+import { attempt, type ServerRequest, type Stage } from "./stage.js";
 
 /** Options of {@link withAuthentication}. */
 export interface AuthenticationStageOptions {
@@ -45,18 +45,13 @@ export function withAuthentication(authenticator: Authenticator, options: Authen
     return unauthorized();
   };
   // No async frame: a request pays one reaction to its authenticator's answer, nothing more.
+  const authenticate = (request: ServerRequest) => authenticator.authenticate(request);
   return (request, next) => {
     if (request.user) return next(request);
     const started = metrics ? now() : 0;
-    let authenticating: Promise<AuthenticationResult>;
-    try {
-      // The request itself is the authenticators' view of it: its `signal` may be a lazy getter
-      // (the node adapter makes the AbortController only when asked), read only if needed.
-      authenticating = authenticator.authenticate(request);
-    } catch (error) {
-      authenticating = Promise.reject(error as Error);
-    }
-    return authenticating.then(
+    // The request itself is the authenticators' view of it: its `signal` may be a lazy getter
+    // (the node adapter makes the AbortController only when asked), read only if needed.
+    return attempt(authenticate, request).then(
       (result) => {
         metrics?.authenticated(result || allowAnonymous ? "success" : "failure", Math.max(0, now() - started) / 1000);
         if (result) {

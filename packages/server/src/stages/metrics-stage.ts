@@ -9,7 +9,7 @@ import type { APIResponse } from "../api-request.js";
 import type { MetricsRecorder, RequestKind, RequestLabels } from "../metrics.js";
 import { errorResponse } from "../responses.js";
 import type { RequestInfo } from "./request-info-stage.js";
-import type { ServerRequest, Stage } from "./stage.js";
+import { attempt, type ServerRequest, type Stage } from "./stage.js";
 
 /** The verb of a resource request as the reference's metrics report it. */
 const metricVerbs: Record<string, string> = {
@@ -108,14 +108,8 @@ export function withMetrics(recorder: MetricsRecorder, options: MetricsStageOpti
     const kind = kindOf(info);
     if (watch) recorder.longRunning(labels, 1);
     else recorder.requestStarted(kind);
-    let handled: Promise<APIResponse>;
-    try {
-      handled = next(request);
-    } catch (error) {
-      handled = Promise.reject(error as Error);
-    }
     // One reaction per request, no async frame: what this stage adds to a GET is a few additions.
-    return handled.then(
+    return attempt(next, request).then(
       (response) => measured(recorder, now, labels, started, watch, kind, response),
       (error: unknown) => measured(recorder, now, labels, started, watch, kind, errorResponse(error)),
     );

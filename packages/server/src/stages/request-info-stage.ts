@@ -8,7 +8,7 @@ import { requestEntityTooLarge } from "@orch/meta";
 import { parseRequestURL, resourceRequestInfo, type ParsedURL, type ResourceRequestInfo } from "../request-info.js";
 import { errorResponse } from "../responses.js";
 import type { APIResponse } from "../api-request.js";
-import type { Stage } from "./stage.js";
+import { attempt, type Stage } from "./stage.js";
 
 /**
  * What a request asks for: a resource request (with group, version, resource, namespace, name,
@@ -38,13 +38,7 @@ export function requestInfoOf(method: string, url: string): RequestInfo {
 export const withErrorResponses: Stage = (request, next) => {
   // One reaction per request and no async frame; a stage that throws instead of rejecting is
   // answered too.
-  let handled: Promise<APIResponse>;
-  try {
-    handled = next(request);
-  } catch (error) {
-    return Promise.resolve(errorResponse(error));
-  }
-  return handled.then(undefined, asErrorResponse);
+  return attempt(next, request).then(undefined, asErrorResponse);
 };
 
 /** {@link errorResponse} with its defaults, as a rejection handler. */

@@ -46,6 +46,18 @@ export function chain(stages: readonly Stage[], handler: Handler): Handler {
   return next;
 }
 
+/**
+ * `fn(arg)`, with a synchronous throw turned into a rejection: how a stage without an async
+ * frame calls the next handler (or its authenticator) and treats both kinds of failure alike.
+ */
+export function attempt<A, R>(fn: (arg: A) => Promise<R>, arg: A): Promise<R> {
+  try {
+    return fn(arg);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
 /** The user the pipeline serves `request` as; throws when no authentication stage ran first. */
 export function userOf(request: ServerRequest): UserInfo {
   if (!request.user) throw new TypeError("no user: the authentication stage must run before this one");
