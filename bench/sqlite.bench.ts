@@ -163,15 +163,22 @@ async function startUpMs(objects: number): Promise<number> {
 
 /** Runs the SQLite benchmark and returns its report lines. */
 export async function sqliteBenchmark(quick: boolean): Promise<string[]> {
-  const writes = quick ? 1_000 : 4_000;
+  const writes = quick ? 2_000 : 4_000;
   const lines: string[] = [];
   await storeCreates(writes / 4, 16); // warms up both threads' JIT
   for (const burst of [1, 16]) {
-    const orch = await storeCreates(writes, burst);
-    const raw = driverInserts(writes, burst);
+    // The best of three alternating rounds each: one slow fsync (the disk is shared) or GC
+    // pause in a short run moves a single round's rate by tens of percent.
+    let orch = { perSec: 0, busyUs: 0, stallMs: 0 };
+    let raw = 0;
+    for (let round = 0; round < 3; round++) {
+      const run = await storeCreates(writes, burst);
+      if (run.perSec > orch.perSec) orch = run;
+      raw = Math.max(raw, driverInserts(writes, burst));
+    }
     const share = orch.perSec / raw;
     lines.push(
-      `durable creates in bursts of ${String(burst).padStart(2)}: SqliteStore ${orch.perSec.toFixed(0)}/s, libsql inserts ${raw.toFixed(0)}/s: ` +
+      `durable creates in bursts of ${String(burst).padStart(2)}: SqliteStore ${orch.perSec.toFixed(0)}/s, libsql inserts ${raw.toFixed(0)}/s (best of 3 rounds each): ` +
         `${(share * 100).toFixed(0)}% (target ≥60%) ${share >= 0.6 ? "ok" : "UNDER"}; event loop busy ${orch.busyUs.toFixed(0)} µs a create ` +
         `(longest stall ${orch.stallMs.toFixed(1)} ms) where the driver's own insert holds it ${(1e6 / raw).toFixed(0)} µs`,
     );

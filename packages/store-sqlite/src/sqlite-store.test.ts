@@ -265,6 +265,39 @@ describe("SqliteStore schema and lifecycle", () => {
     }
   });
 
+  it("gives a write the previous value written earlier in the same commit, and recreates a deleted key", async () => {
+    const path = freshPath();
+    let store = new SqliteStore({ path });
+    try {
+      const watch = store.watch(key(""), 0, AbortSignal.timeout(5_000))[Symbol.asyncIterator]();
+      const [created, updated, deleted, recreated] = await Promise.all([
+        store.create(key("b"), { n: 1 }),
+        store.update(key("b"), { n: 2 }, 1),
+        store.delete(key("b"), 2),
+        store.create(key("b"), { n: 4 }),
+      ]);
+      expect([created.modRevision, updated.modRevision, deleted.modRevision, recreated.modRevision]).toEqual([1, 2, 2, 4]);
+      expect(deleted.value).toEqual({ n: 2 });
+      const events = await take(watch, 4);
+      expect(events.map((e) => [e.type, e.entry.modRevision, e.entry.value, e.prev?.value])).toEqual([
+        ["create", 1, { n: 1 }, undefined],
+        ["update", 2, { n: 2 }, { n: 1 }],
+        ["delete", 3, { n: 2 }, { n: 2 }],
+        ["create", 4, { n: 4 }, undefined],
+      ]);
+      // Reopened, the commit thread knows every key's newest row from the file.
+      store.close();
+      store = new SqliteStore({ path });
+      expect(reasonOf(await rejection(store.create(key("b"), {})))).toBe("AlreadyExists");
+      expect(reasonOf(await rejection(store.update(key("b"), {}, 3)))).toBe("Conflict");
+      expect((await store.delete(key("b"), 4)).value).toEqual({ n: 4 });
+      await store.compact(5);
+      expect((await store.create(key("b"), { n: 6 })).modRevision).toBe(6);
+    } finally {
+      store.close();
+    }
+  });
+
   it("commits queued writes on close, ends watches, and rejects calls after it", async () => {
     const path = freshPath();
     const store = new SqliteStore({ path });

@@ -250,6 +250,8 @@ export class SqliteStore implements Store {
   readonly #port: MessagePort;
   /** Bumped by the commit thread after each answer: what a synchronous wait watches. */
   readonly #answered = new Int32Array(new SharedArrayBuffer(4));
+  /** Bumped by this thread after each message: what the commit thread sleeps on. */
+  readonly #asked = new Int32Array(new SharedArrayBuffer(4));
   /** What to do with each answer the commit thread still owes, oldest first. */
   readonly #awaiting: ((answer: WorkerAnswer) => void)[] = [];
   #committing = false;
@@ -313,7 +315,7 @@ export class SqliteStore implements Store {
     const { port1, port2 } = new MessageChannel();
     this.#port = port1;
     this.#worker = new Worker(COMMIT_WORKER, {
-      workerData: { port: port2, path: options.path, signal: this.#answered, driver: createRequire(import.meta.url).resolve("libsql") },
+      workerData: { port: port2, path: options.path, signal: this.#answered, inbox: this.#asked, driver: createRequire(import.meta.url).resolve("libsql") },
       transferList: [port2],
     });
     // Neither keeps a process alive on its own: the port is referenced while an answer is owed.
@@ -572,6 +574,8 @@ export class SqliteStore implements Store {
     this.#awaiting.push(then);
     this.#port.ref();
     this.#port.postMessage(message);
+    Atomics.add(this.#asked, 0, 1);
+    Atomics.notify(this.#asked, 0);
   }
 
   #onAnswer(answer: WorkerAnswer): void {
