@@ -117,12 +117,16 @@ function forgetCompacted(to) {
   for (const [key, row] of newest) if (row[1] === 1 && row[0] < to) newest.delete(key);
 }
 
-/** Runs `work` in one transaction; a failure rolls it back (and the revisions and entries it took). */
+/**
+ * Runs `work` in one transaction; a failure rolls it back (and the revisions and entries it
+ * took). The transaction is usually open already: {@link beginNext} opens the next one while
+ * the thread would otherwise wait, so its cost is not on a write's path.
+ */
 function transaction(work) {
   const start = revision;
   const undo = [];
   try {
-    begin.run();
+    if (!db.inTransaction) begin.run();
     const answer = work(undo);
     commit.run();
     return answer;
@@ -149,8 +153,22 @@ function answer(message) {
       return { compacted: message.revision };
     });
   }
+  if (db.inTransaction) rollback.run();
   db.close();
   return { closed: true };
+}
+
+/**
+ * Opens the transaction of the next message (this thread is the file's only writer, so an open
+ * transaction holds up nobody; WAL readers never wait for it). A failure here is left for
+ * {@link transaction} to meet and answer.
+ */
+function beginNext() {
+  try {
+    if (!db.inTransaction) begin.run();
+  } catch {
+    // answered by the next transaction's own BEGIN
+  }
 }
 
 // This thread does nothing else, so it sleeps on `inbox` (bumped by the store after each
@@ -171,4 +189,5 @@ for (;;) {
     port.close();
     break;
   }
+  beginNext();
 }
