@@ -1,7 +1,8 @@
 /**
  * The server side of the HTTP benchmarks, run in its own process so the load generator does not
  * share its event loop: `orch` serves an `APIServer` through `@orch/node`, `baseline` is a bare
- * `node:http` (or `node:https`) server that answers the same JSON the minimal way. Both serve
+ * `node:http` (or `node:https`) server that answers the same JSON the minimal way, and `adapter`
+ * does the baseline's work behind `@orch/node`'s `serve()` (what the adapter alone costs). All serve
  * HTTPS when `ORCH_BENCH_TLS_CERT` and `ORCH_BENCH_TLS_KEY` hold a PEM certificate and key.
  * Prints `port=<n>` when listening, and `cpu=<µs>` (the process's user and system CPU time so
  * far) for each `cpu` line read on standard input, so the benchmark can tell the server's CPU
@@ -9,7 +10,7 @@
  * `--cpu-prof` profile is written).
  * @module
  */
-import { serve } from "@orch/node";
+import { serve, type RequestHandler } from "@orch/node";
 import { APIServer } from "@orch/server";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
@@ -58,6 +59,29 @@ if (mode === "orch") {
   await create("bench");
   for (let i = 0; i < updateTargets; i++) await create(`u${i}`);
   const served = await serve(api, { port: 0, ...(tls ? { tls } : {}) });
+  console.log(`port=${served.port}`);
+} else if (mode === "adapter") {
+  // The baseline's GET and POST (a Map of objects, JSON in and out) as a request handler behind
+  // serve(): the difference from the baseline is what the adapter costs.
+  const objects = new Map<string, object>([["bench", object]]);
+  let rev = 1;
+  const headers = () => new Headers({ "content-type": "application/json" });
+  const handler: RequestHandler = {
+    maxRequestBodyBytes: 3 * 1024 * 1024,
+    shutdown: async () => {},
+    handle: async (request) => {
+      if (request.method === "GET") {
+        const found = objects.get(request.url.split("/").pop() ?? "");
+        return { status: found ? 200 : 404, headers: headers(), body: JSON.stringify(found ?? {}) };
+      }
+      const body = JSON.parse(new TextDecoder().decode(request.body)) as { metadata: { name?: string; generateName?: string } };
+      const name = body.metadata.name ?? `${body.metadata.generateName ?? ""}${(++rev).toString(36)}`;
+      const stored = { ...body, metadata: { ...body.metadata, name, resourceVersion: String(rev) } };
+      objects.set(name, stored);
+      return { status: 201, headers: headers(), body: JSON.stringify(stored) };
+    },
+  };
+  const served = await serve(handler, { port: 0, ...(tls ? { tls } : {}) });
   console.log(`port=${served.port}`);
 } else {
   // The minimum that does the same job: a Map of objects, JSON in and out, one watch fan-out.

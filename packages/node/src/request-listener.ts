@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { internalError, requestEntityTooLarge, statusError, toStatusError, type Status } from "@orch/meta";
 import { normalizeBasePath, parseMediaType, stripBasePath, type APIRequest, type APIResponse } from "@orch/server";
 import { peerCertificateChain } from "./client-certificate.js";
+import { ListenerRequest } from "./internal/listener-request.js";
 import { discardRest, readBody } from "./internal/read-body.js";
 import { RequestHeaders } from "./internal/request-headers.js";
 import { endWithBody } from "./internal/write-body.js";
@@ -300,27 +301,7 @@ function answer(server: RequestHandler, state: ListenerState, req: FrameworkRequ
     }
     // The request's signal is made only when the server asks for it (watches, waits): most
     // requests never do, and an AbortController (with a 'close' listener) per request is not free.
-    let abort: AbortController | undefined;
-    const controller = (): AbortController => {
-      if (abort) return abort;
-      const made = new AbortController();
-      abort = made;
-      // A response closed before it finished: the client went away.
-      if (res.destroyed && !res.writableFinished) made.abort();
-      else
-        res.once("close", () => {
-          if (!res.writableFinished) made.abort();
-        });
-      return made;
-    };
-    const request: APIRequest = {
-      method: req.method ?? "GET",
-      url,
-      headers,
-      get signal() {
-        return controller().signal;
-      },
-    };
+    const request = new ListenerRequest(req.method ?? "GET", url, headers, res);
     if (read.body) request.body = read.body;
     const chain = peerCertificateChain(req.socket);
     if (chain) request.peerCertificates = chain;
@@ -336,26 +317,20 @@ function answer(server: RequestHandler, state: ListenerState, req: FrameworkRequ
     }
     handled
       .then(undefined, (error: unknown) => statusResponse(toStatusError(error).status))
-      .then((response) => respond(req, res, response, controller, state))
+      .then((response) => respond(req, res, response, request, state))
       .catch(() => failed(res));
   } catch {
     failed(res);
   }
 }
 
-function respond(
-  req: IncomingMessage,
-  res: ServerResponse,
-  response: APIResponse,
-  controller: () => AbortController,
-  state: ListenerState,
-): Promise<void> | undefined {
+function respond(req: IncomingMessage, res: ServerResponse, response: APIResponse, request: ListenerRequest, state: ListenerState): Promise<void> | undefined {
   if (res.destroyed) {
     // The client is gone: release a stream the server opened for it.
     if (response.stream) release(response.stream);
     return undefined;
   }
-  if (response.stream && req.method !== "HEAD") return writeStream(res, response, response.stream, controller(), state);
+  if (response.stream && req.method !== "HEAD") return writeStream(res, response, response.stream, ListenerRequest.controller(request), state);
   if (response.stream) release(response.stream);
   writeComplete(res, response, state);
   return undefined;
