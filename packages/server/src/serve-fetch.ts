@@ -105,6 +105,44 @@ function toStream(stream: AsyncIterable<string>, abort: () => void): ReadableStr
 }
 
 /**
+ * The `APIRequest` of one fetch request. Its `signal` (following the `Request`'s own) is made on
+ * first read, as most requests never ask for one, through a getter on the class: an object
+ * literal with a getter closure per request gets a hidden class of its own, which keeps the
+ * request alive past the young generation's collections.
+ */
+class FetchAPIRequest implements APIRequest {
+  method: string;
+  url: string;
+  headers: Headers;
+  declare body?: Uint8Array;
+  readonly #outer: AbortSignal;
+  #abort: AbortController | undefined = undefined;
+
+  constructor(method: string, url: string, headers: Headers, outer: AbortSignal) {
+    this.method = method;
+    this.url = url;
+    this.headers = headers;
+    this.#outer = outer;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#abort) {
+      const own = new AbortController();
+      this.#abort = own;
+      const outer = this.#outer;
+      if (outer.aborted) own.abort(outer.reason);
+      else outer.addEventListener("abort", () => own.abort(outer.reason), { once: true });
+    }
+    return this.#abort.signal;
+  }
+
+  /** Aborts the signal, if one was made (the response's stream was cancelled). */
+  abort(): void {
+    this.#abort?.abort();
+  }
+}
+
+/**
  * Serves one web-standard `Request` with `server`: reads the body up to
  * `server.maxRequestBodyBytes` (413 past it, without buffering more), takes `options.basePath`
  * off the path, and streams a watch as a `ReadableStream` flushed event by event. The request's
@@ -120,31 +158,13 @@ export async function serveFetch(server: FetchTarget, request: Request, options:
   if (path === undefined) return toResponse(outsideBasePath(), head);
 
   let res: APIResponse;
-  let abort: AbortController | undefined;
+  let apiRequest: FetchAPIRequest | undefined;
   try {
     const read = await readRequestBody(request, server.maxRequestBodyBytes);
     if (read === "tooLarge") return toResponse(errorResponse(requestEntityTooLarge(`limit is ${server.maxRequestBodyBytes}`)), head);
-    // The signal is made only when the server asks for it (watches, waits), as most requests never do.
-    const signal = (): AbortSignal => {
-      if (!abort) {
-        const own = new AbortController();
-        abort = own;
-        const outer = request.signal;
-        if (outer.aborted) own.abort(outer.reason);
-        else outer.addEventListener("abort", () => own.abort(outer.reason), { once: true });
-      }
-      return abort.signal;
-    };
     // A copy of the headers: the pipeline removes credentials from them, and a `Request`'s own
     // headers may be immutable.
-    const apiRequest: APIRequest = {
-      method: request.method,
-      url: path,
-      headers: new Headers(request.headers),
-      get signal() {
-        return signal();
-      },
-    };
+    apiRequest = new FetchAPIRequest(request.method, path, new Headers(request.headers), request.signal);
     if (read) apiRequest.body = read;
     res = await server.handle(apiRequest);
   } catch (error) {
@@ -158,7 +178,7 @@ export async function serveFetch(server: FetchTarget, request: Request, options:
   const headers = new Headers(res.headers);
   headers.delete("content-length");
   return new Response(
-    toStream(res.stream, () => abort?.abort()),
+    toStream(res.stream, () => apiRequest?.abort()),
     { status: res.status, headers },
   );
 }
