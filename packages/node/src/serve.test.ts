@@ -183,6 +183,38 @@ describe("graceful close", () => {
     await closed;
     expect(await stuck).toBe("ECONNRESET");
   });
+
+  it("writes a large body to its end in slices while the server closes, to a client that reads it slowly", async () => {
+    const big = "0123456789abcdef".repeat(64 * 1024); // 1 MiB: 16 slices
+    const answered: Array<() => void> = [];
+    const server: RequestHandler = {
+      maxRequestBodyBytes: 1024,
+      handle: () => new Promise<APIResponse>((resolve) => answered.push(() => resolve({ status: 200, headers: new Headers(), body: big }))),
+      shutdown: async () => {},
+    };
+    served = await serve(server, { drainTimeoutMs: 5000 });
+    const received = new Promise<{ bytes: number; text: string }>((resolve, reject) => {
+      get(served!.url + "/big", { agent: false }, (res) => {
+        // Paused at first: the slices go on being written (or wait for the socket) meanwhile.
+        res.pause();
+        setTimeout(() => res.resume(), 200);
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          resolve({ bytes: text.length, text });
+        });
+        res.on("error", reject);
+      }).on("error", reject);
+    });
+    while (answered.length === 0) await new Promise((r) => setTimeout(r, 5));
+    answered[0]!();
+    const closed = served.close();
+    const { bytes, text } = await received;
+    expect(bytes).toBe(big.length);
+    expect(text === big).toBe(true);
+    await closed;
+  });
 });
 
 describe("malformed requests", () => {
