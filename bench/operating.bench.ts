@@ -13,6 +13,8 @@
  */
 import autocannon from "autocannon";
 import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { builtAfterSources } from "../packages/cli/bin/built.js";
 import { httpsLoad, median, startCpuTarget, stopCpuTarget, type CpuTarget } from "./cpu-target.js";
@@ -102,12 +104,18 @@ async function fairness(running: CpuTarget<OperatingTarget>, port: number, secon
   return { alone, loaded, lists: await lists, aloneLoop, loadedLoop, aloneCpu, loadedCpu };
 }
 
+/** Stops the target and removes the audit log it wrote (a run writes more than 100 MB of it). */
+async function stopTarget(running: CpuTarget<OperatingTarget>): Promise<void> {
+  await stopCpuTarget(running.child);
+  rmSync(dirname(running.target.auditLog), { recursive: true, force: true });
+}
+
 /** Runs the operating benchmark and returns its report lines. */
 export async function operatingBenchmark(quick: boolean): Promise<string[]> {
   const seconds = quick ? 2 : 5;
   const roundCount = quick ? 3 : 5;
   const running: CpuTarget<OperatingTarget> = await startCpuTarget<OperatingTarget>("operating-target.ts", 120_000);
-  const { target, child } = running;
+  const { target } = running;
   try {
     const load = (port: number) =>
       httpsLoad(running, {
@@ -139,7 +147,7 @@ export async function operatingBenchmark(quick: boolean): Promise<string[]> {
     if (!process.env["ORCH_BENCH_FEATURES"]) lines.push(...(await fairnessLines(running, seconds)));
     return lines;
   } finally {
-    await stopCpuTarget(child);
+    await stopTarget(running);
   }
 }
 
@@ -173,6 +181,6 @@ export async function fairnessBenchmark(quick: boolean): Promise<string[]> {
   try {
     return await fairnessLines(running, quick ? 2 : 5);
   } finally {
-    await stopCpuTarget(running.child);
+    await stopTarget(running);
   }
 }

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AuditEvent } from "@orch/server";
 import { parseAuditFlags } from "./audit-flags.js";
 import { AuditLogWriter, backupTimestamp, loadAudit } from "./audit-log.js";
@@ -58,6 +58,42 @@ describe("AuditLogWriter", () => {
     const written = await lines(path);
     expect(written.map((e) => e.auditID)).toEqual(events.map((e) => e.auditID));
     expect(written.map((e) => e.requestURI)).toEqual(events.map((e) => e.requestURI));
+  });
+
+  it("gathers events for a while before every write, not only the first after a pause", async () => {
+    const path = join(dir, "audit.log");
+    const timers: (() => void)[] = [];
+    const setTimer = (_ms: number, fn: () => void) => {
+      timers.push(fn);
+      return () => void timers.splice(timers.indexOf(fn) >>> 0, 1);
+    };
+    const writer = new AuditLogWriter({ path, setTimer });
+    writer.write([event(1)]);
+    expect(timers).toHaveLength(1);
+    timers[0]!();
+    await vi.waitFor(async () => expect((await lines(path)).map((e) => e.auditID)).toEqual(["id-1"]));
+    // Events that come while (or right after) a batch is written wait for the next gathering too.
+    writer.write([event(2)]);
+    writer.write([event(3)]);
+    await vi.waitFor(() => expect(timers).toHaveLength(1));
+    expect((await lines(path)).map((e) => e.auditID)).toEqual(["id-1"]);
+    timers[0]!();
+    await writer.flush();
+    expect((await lines(path)).map((e) => e.auditID)).toEqual(["id-1", "id-2", "id-3"]);
+  });
+
+  it("writes what it holds at once on flush, without waiting for the gathering", async () => {
+    const path = join(dir, "audit.log");
+    const timers: (() => void)[] = [];
+    const setTimer = (_ms: number, fn: () => void) => {
+      timers.push(fn);
+      return () => void timers.splice(timers.indexOf(fn) >>> 0, 1);
+    };
+    const writer = new AuditLogWriter({ path, setTimer });
+    writer.write([event(1), event(2)]);
+    await writer.flush();
+    expect((await lines(path)).map((e) => e.auditID)).toEqual(["id-1", "id-2"]);
+    expect(timers).toHaveLength(0);
   });
 
   it("drops and counts events beyond the buffer instead of waiting", async () => {

@@ -28,6 +28,11 @@ export interface AuditLogOptions {
   log?: (message: string) => void;
   /** Wall time in ms, for the rotated files' names and ages; `Date.now` by default. */
   now?: () => number;
+  /**
+   * Calls `fn` once after `ms` milliseconds and returns what cancels it: the wait that gathers
+   * events into one write. `setTimeout` by default.
+   */
+  setTimer?: (ms: number, fn: () => void) => () => void;
 }
 
 /** How long the log gathers events before it writes them (ms). */
@@ -38,6 +43,12 @@ const chunkBytes = 64 * 1024;
 
 /** How many emptied buffers are kept for the next events (4 MiB at most). */
 const spareChunks = 64;
+
+/** `setTimeout`, as the default `setTimer` of {@link AuditLogWriter}. */
+function defaultSetTimer(ms: number, fn: () => void): () => void {
+  const timer = setTimeout(fn, ms);
+  return () => clearTimeout(timer);
+}
 
 /** `2026-11-24T15-04-05.000`: the timestamp of a rotated file's name (no colons, sortable). */
 export function backupTimestamp(ms: number): string {
@@ -76,6 +87,10 @@ export class AuditLogWriter implements AuditSink {
   /** The log, open for appending between flushes (opening it for every batch costs three system calls). */
   #file: FileHandle | undefined;
   #running: Promise<void> | undefined;
+  /** Ends the current gathering wait early (a flush); `undefined` outside one. */
+  #wake: (() => void) | undefined;
+  /** Set while a flush waits: batches are written without gathering. */
+  #flushing = false;
 
   constructor(options: AuditLogOptions) {
     this.#options = options;
@@ -91,37 +106,54 @@ export class AuditLogWriter implements AuditSink {
         this.dropped++;
         continue;
       }
-      this.#enqueue(`${JSON.stringify(event)}\n`);
+      this.#enqueue(JSON.stringify(event));
       this.#queued++;
     }
     // Events of the next few milliseconds go out in the same write: one system call for many
     // requests, not one each (the file's writes run on threads that share the server's cores).
-    this.#running ??= new Promise<void>((resolve) => setTimeout(resolve, coalesceMs)).then(() => this.#drain()).finally(() => (this.#running = undefined));
+    this.#running ??= this.#drain().finally(() => (this.#running = undefined));
   }
 
-  /** Resolves once every queued event has been written (or failed to be). */
+  /** Writes what is queued now, without waiting to gather more; resolves once every queued event has been written (or failed to be). */
   async flush(): Promise<void> {
-    while (this.#running) await this.#running;
+    this.#flushing = true;
+    try {
+      this.#wake?.();
+      while (this.#running) await this.#running;
+    } finally {
+      this.#flushing = false;
+    }
     const file = this.#file;
     this.#file = undefined;
     await file?.close().catch(() => undefined);
   }
 
-  /** Copies `line` into the last buffer of the queue, or a new one when it does not fit. */
-  #enqueue(line: string): void {
+  /**
+   * Copies `json` and a newline into the last buffer of the queue, or a new one when they do not
+   * fit (the newline is written as a byte: a string joined to it would be copied once more).
+   */
+  #enqueue(json: string): void {
     let chunk = this.#queue[this.#queue.length - 1];
     const room = chunk ? chunk.bytes.length - chunk.used : 0;
     // A UTF-16 unit takes at most 3 bytes of UTF-8: most lines fit without being measured.
-    const bytes = line.length * 3 <= room ? 0 : Buffer.byteLength(line);
+    const bytes = json.length * 3 + 1 <= room ? 0 : Buffer.byteLength(json) + 1;
     if (!chunk || bytes > room) {
       chunk = { bytes: bytes <= chunkBytes ? (this.#spare.pop() ?? Buffer.allocUnsafe(chunkBytes)) : Buffer.allocUnsafe(bytes), used: 0 };
       this.#queue.push(chunk);
     }
-    chunk.used += chunk.bytes.write(line, chunk.used);
+    chunk.used += chunk.bytes.write(json, chunk.used);
+    chunk.bytes[chunk.used++] = 0x0a;
   }
 
+  /**
+   * Writes what is queued, one batch every `coalesceMs` until nothing is left. The wait comes
+   * before every write, not only the first: under steady load a write that returns at once
+   * would otherwise be followed by another carrying the one or two events queued meanwhile, and
+   * each write costs the server's thread a hand-off to the file's thread, whatever its size.
+   */
   async #drain(): Promise<void> {
     while (this.#queue.length > 0) {
+      if (!this.#flushing) await this.#gathered();
       const chunks = this.#queue;
       this.#queue = [];
       this.#queued = 0;
@@ -132,6 +164,20 @@ export class AuditLogWriter implements AuditSink {
       }
       for (const chunk of chunks) if (chunk.bytes.length === chunkBytes && this.#spare.length < spareChunks) this.#spare.push(chunk.bytes);
     }
+  }
+
+  /** Resolves after `coalesceMs`, or at once when a flush asks for it meanwhile. */
+  #gathered(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        this.#wake = undefined;
+        cancel();
+        resolve();
+      };
+      const setTimer = this.#options.setTimer ?? defaultSetTimer;
+      const cancel = setTimer(coalesceMs, wake);
+      this.#wake = wake;
+    });
   }
 
   async #append(chunks: readonly Chunk[]): Promise<void> {

@@ -23,6 +23,31 @@ describe("prometheusMetrics", () => {
     expect((await metrics.render()).body).toContain("# TYPE apiserver_longrunning_requests gauge");
   });
 
+  it("counts requests of the same labels by code, and times them all in one series", async () => {
+    const metrics = prometheusMetrics();
+    const labels = { verb: "GET", group: "", version: "v1", resource: "pods", subresource: "", scope: "resource" as const, component: "apiserver" };
+    metrics.requestFinished(labels, 200, 0.01);
+    metrics.requestFinished(labels, 404, 0.01);
+    metrics.requestFinished(labels, 200, 0.01);
+    metrics.requestFinished({ ...labels, resource: "secrets" }, 200, 0.01);
+    const body = (await metrics.render()).body;
+    const series = 'verb="GET",group="",version="v1",resource="pods",subresource="",scope="resource",component="apiserver"';
+    expect(body).toContain(`apiserver_request_total{${series},code="200"} 2`);
+    expect(body).toContain(`apiserver_request_total{${series},code="404"} 1`);
+    expect(body).toContain(`apiserver_request_total{${series.replace("pods", "secrets")},code="200"} 1`);
+    expect(body).toContain(`apiserver_request_duration_seconds_count{${series}} 3`);
+  });
+
+  it("counts every audit event once in apiserver_audit_event_total, across scrapes", async () => {
+    const metrics = prometheusMetrics();
+    expect((await metrics.render()).body).toMatch(/^apiserver_audit_event_total 0$/m);
+    for (let i = 0; i < 3; i++) metrics.auditEvent();
+    expect((await metrics.render()).body).toMatch(/^apiserver_audit_event_total 3$/m);
+    expect((await metrics.render()).body).toMatch(/^apiserver_audit_event_total 3$/m);
+    metrics.auditEvent();
+    expect((await metrics.render()).body).toMatch(/^apiserver_audit_event_total 4$/m);
+  });
+
   it("is refused to a caller without get on /metrics, and absent from a server without a registry", async () => {
     const guarded = new APIServer({ metrics: prometheusMetrics(), authorization: ["RBAC"] });
     await guarded.ready();

@@ -4,7 +4,7 @@
  * @module
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { BoundCounter, BoundGauge, BoundHistogram } from "./internal/bound-metrics.js";
+import { BoundCounter, BoundGauge, BoundHistogram, type BoundCounterChild, type BoundHistogramChild } from "./internal/bound-metrics.js";
 import { requestDurationBuckets, type MetricsRegistry, type RequestKind, type RequestLabels } from "@orch/server";
 
 /** Options of {@link prometheusMetrics}. */
@@ -140,7 +140,18 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
     buckets: storageBuckets,
     registers,
   });
-  const auditEvents = new Counter({ name: "apiserver_audit_event_total", help: "Counter of audit events generated and sent to the audit backend.", registers });
+  // Counted in a plain number on the request path, added to the counter when it is read.
+  let auditEventsUncollected = 0;
+  new Counter({
+    name: "apiserver_audit_event_total",
+    help: "Counter of audit events generated and sent to the audit backend.",
+    registers,
+    collect() {
+      if (auditEventsUncollected === 0) return;
+      this.inc(auditEventsUncollected);
+      auditEventsUncollected = 0;
+    },
+  });
   const auditErrors = new Counter({
     name: "apiserver_audit_error_total",
     help: "Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.",
@@ -188,19 +199,27 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
   // Both kinds show from the start, at 0, as in the reference.
   const inflightOf = { readOnly: inflight.bind("readOnly"), mutating: inflight.bind("mutating") };
   const values = (l: RequestLabels): string[] => [l.verb, l.group, l.version, l.resource, l.subresource, l.scope, l.component];
-  /** The code label of each status code, made once. */
-  const codes = new Map<number, string>();
+  /**
+   * The `apiserver_request_total` child of each duration series and code: a request's labels are
+   * looked up once (for its duration), its count found from that series by the code alone.
+   */
+  const totalsOf = new Map<BoundHistogramChild, Map<number, BoundCounterChild>>();
   return {
     registry,
     requestStarted: (kind: RequestKind) => inflightOf[kind].inc(),
     requestEnded: (kind: RequestKind) => inflightOf[kind].dec(),
     requestFinished: (labels, code, seconds) => {
       const v = values(labels);
-      duration.bindValues(v).observe(seconds);
-      let codeLabel = codes.get(code);
-      if (codeLabel === undefined) codes.set(code, (codeLabel = String(code)));
-      v.push(codeLabel);
-      total.bindValues(v).inc();
+      const series = duration.bindValues(v);
+      series.observe(seconds);
+      let byCode = totalsOf.get(series);
+      if (byCode === undefined) totalsOf.set(series, (byCode = new Map()));
+      let count = byCode.get(code);
+      if (count === undefined) {
+        v.push(String(code));
+        byCode.set(code, (count = total.bindValues(v)));
+      }
+      count.inc();
     },
     longRunning: (labels, delta) => longRunning.bindValues(values(labels)).inc(delta),
     storageObjects: (resource, count) => objects.set({ resource }, count),
@@ -218,7 +237,7 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
       admissionHistograms[kind].observe(kind === "step" ? labels : { ...labels, name: m.name }, m.seconds);
     },
     storageRequest: (operation, type, secs) => storageDuration.bind(operation, type).observe(secs),
-    auditEvent: () => auditEvents.inc(),
+    auditEvent: () => void auditEventsUncollected++,
     auditError: (plugin, events) => auditErrors.inc({ plugin }, events),
     flowControlDispatched: (labels) => dispatched.bind(labels.priority_level, labels.flow_schema).inc(),
     flowControlRejected: (labels, reason) => rejected.inc({ ...labels, reason }),

@@ -9,6 +9,21 @@ describe("storeKeyType", () => {
     expect(storeKeyType("/registry/apps/deployments/")).toBe("deployments.apps");
     expect(storeKeyType("/other")).toBe("/other");
   });
+
+  it("names a key without both a group and a resource by the key itself", () => {
+    expect(storeKeyType("/registry/core/configmaps")).toBe("configmaps");
+    for (const key of [
+      "/registry",
+      "/registry/",
+      "/registry/core",
+      "/registry/core/",
+      "/registry//configmaps/a",
+      "/registryx/core/configmaps",
+      "registry/core/configmaps",
+    ]) {
+      expect(storeKeyType(key)).toBe(key);
+    }
+  });
 });
 
 describe("measuredStore", () => {

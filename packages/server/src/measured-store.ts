@@ -6,16 +6,22 @@
 import type { Store } from "@orch/store";
 import type { MetricsRecorder } from "./metrics.js";
 
+const registryPrefix = "/registry/";
+
 /**
  * The `type` label of a store key or prefix: `<resource>.<group>` for
  * `/registry/<group>/<resource>/...` (`<resource>` for the core group), else the key itself.
  */
 export function storeKeyType(key: string): string {
-  const parts = key.split("/");
-  if (parts.length >= 4 && parts[0] === "" && parts[1] === "registry" && parts[2] && parts[3]) {
-    return parts[2] === "core" ? parts[3] : `${parts[3]}.${parts[2]}`;
-  }
-  return key;
+  // Read in place rather than split: every call into the store is labelled, and a GET's key is long.
+  if (!key.startsWith(registryPrefix)) return key;
+  const groupEnd = key.indexOf("/", registryPrefix.length);
+  if (groupEnd <= registryPrefix.length) return key;
+  const resourceEnd = key.indexOf("/", groupEnd + 1);
+  const resource = resourceEnd === -1 ? key.slice(groupEnd + 1) : key.slice(groupEnd + 1, resourceEnd);
+  if (resource === "") return key;
+  const group = key.slice(registryPrefix.length, groupEnd);
+  return group === "core" ? resource : `${resource}.${group}`;
 }
 
 /**
@@ -25,13 +31,27 @@ export function storeKeyType(key: string): string {
  * (`performance.now()` by default).
  */
 export function measuredStore(store: Store, recorder: MetricsRecorder, now: () => number = () => performance.now()): Store {
-  const timed = async <T>(operation: string, type: string, call: () => Promise<T>): Promise<T> => {
+  // No async frame: a call into the store costs one reaction more, not an await's turns.
+  const timed = <T>(operation: string, type: string, call: () => Promise<T>): Promise<T> => {
     const started = now();
+    const record = () => recorder.storageRequest(operation, type, Math.max(0, now() - started) / 1000);
+    let pending: Promise<T>;
     try {
-      return await call();
-    } finally {
-      recorder.storageRequest(operation, type, Math.max(0, now() - started) / 1000);
+      pending = call();
+    } catch (error) {
+      record();
+      return Promise.reject(error as Error);
     }
+    return pending.then(
+      (value) => {
+        record();
+        return value;
+      },
+      (error: unknown) => {
+        record();
+        throw error;
+      },
+    );
   };
   return {
     get: (key, opts) => timed("get", storeKeyType(key), () => store.get(key, opts)),

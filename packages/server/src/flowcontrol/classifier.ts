@@ -197,18 +197,34 @@ function compiledSubjectMatches(rule: CompiledRule, user: UserInfo): boolean {
   return false;
 }
 
+// Loops rather than `some` with a closure: every request is classified, against a dozen schemas.
 function compiledRuleMatches(rule: CompiledRule, request: RequestDigest): boolean {
   if (!compiledSubjectMatches(rule, request.user)) return false;
-  if (!request.isResourceRequest) return rule.nonResourceRules.some((r) => nonResourceRuleMatches(r, request));
+  if (!request.isResourceRequest) {
+    for (const r of rule.nonResourceRules) if (nonResourceRuleMatches(r, request)) return true;
+    return false;
+  }
+  if (rule.resourceRules.length === 0) return false;
   const resource = request.subresource ? `${request.resource ?? ""}/${request.subresource}` : (request.resource ?? "");
   const namespace = request.namespace ?? "";
-  return rule.resourceRules.some(
-    (r) =>
+  const apiGroup = request.apiGroup ?? "";
+  for (const r of rule.resourceRules) {
+    if (
       inSet(r.verbs, request.verb) &&
-      inSet(r.apiGroups, request.apiGroup ?? "") &&
+      inSet(r.apiGroups, apiGroup) &&
       inSet(r.resources, resource) &&
-      (namespace === "" ? r.clusterScope : inSet(r.namespaces, namespace)),
-  );
+      (namespace === "" ? r.clusterScope : inSet(r.namespaces, namespace))
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Whether one of `schema`'s rules matches `request`. */
+function compiledSchemaMatches(schema: CompiledSchema, request: RequestDigest): boolean {
+  for (const rule of schema.rules) if (compiledRuleMatches(rule, request)) return true;
+  return false;
 }
 
 /** The compiled form of each sorted list, made on its first classification. */
@@ -243,7 +259,7 @@ function compiled(sorted: readonly APIObject[]): readonly CompiledSchema[] {
 export function classify(request: RequestDigest, sorted: readonly APIObject[], levels: ReadonlyMap<string, APIObject>): Classification | undefined {
   for (const schema of compiled(sorted)) {
     const priorityLevel = levels.get(schema.levelName);
-    if (!priorityLevel || !schema.rules.some((rule) => compiledRuleMatches(rule, request))) continue;
+    if (!priorityLevel || !compiledSchemaMatches(schema, request)) continue;
     const distinguisher = schema.distinguisher === "ByUser" ? request.user.name : schema.distinguisher === "ByNamespace" ? (request.namespace ?? "") : "";
     return { flowSchema: schema.flowSchema, priorityLevel, distinguisher };
   }

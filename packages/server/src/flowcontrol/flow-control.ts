@@ -46,6 +46,9 @@ export type FlowAdmission = Admission;
 type Obj = Record<string, unknown>;
 const rec = (v: unknown): Obj | undefined => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
 
+/** The admission of a request in a level without a queue set (`Exempt`): nothing to begin or give back. */
+const exemptAdmission: FlowAdmission = { ok: true, waitedMs: 0, release: () => undefined, begin: () => undefined };
+
 const fieldManager = "api-priority-and-fairness-config-producer-v1";
 const systemWrite = (): WriteOptions => ({ dryRun: false, fieldValidation: "Ignore", warnings: [], fieldManager });
 
@@ -164,20 +167,44 @@ export class FlowControl {
    * queue set) lets it through at once without counting it. Records the dispatched, rejected,
    * waited, in-queue and executing metrics.
    */
-  async acquire(classification: Classification, signalOf?: () => AbortSignal | undefined, work: RequestWork = {}): Promise<FlowAdmission> {
+  acquire(classification: Classification, signalOf?: () => AbortSignal | undefined, work: RequestWork = {}): Promise<FlowAdmission> {
     const labels = labelsOf(classification);
     const metrics = this.#options.metrics;
     const entry = this.#queueSets.get(classification.priorityLevel.metadata.name ?? "");
     if (!entry) {
       metrics.flowControlDispatched(labels);
-      return { ok: true, waitedMs: 0, release: () => undefined, begin: () => undefined };
+      return Promise.resolve(exemptAdmission);
     }
-    const flowKey = `${classification.flowSchema.metadata.name ?? ""}\u0000${classification.distinguisher}`;
-    const admission = await entry.set.acquire(flowKey, signalOf, work);
-    metrics.flowControlWaited(labels, admission.ok, admission.waitedMs / 1000);
-    if (admission.ok) metrics.flowControlDispatched(labels);
-    else metrics.flowControlRejected(labels, admission.reason);
-    return admission;
+    const flowKey = this.#flowKey(classification.flowSchema.metadata.name ?? "", classification.distinguisher);
+    // One reaction, no async frame: a request admitted at once costs no extra turns of the microtask queue.
+    return entry.set.acquire(flowKey, signalOf, work).then((admission) => {
+      metrics.flowControlWaited(labels, admission.ok, admission.waitedMs / 1000);
+      if (admission.ok) metrics.flowControlDispatched(labels);
+      else metrics.flowControlRejected(labels, admission.reason);
+      return admission;
+    });
+  }
+
+  /** The flow keys made so far, by FlowSchema name and distinguisher (dropped past 4,096 of a schema, then made again as they come). */
+  readonly #flowKeys = new Map<string, Map<string, string>>();
+
+  /**
+   * The flow key of a FlowSchema and a distinguisher, the same string each time: its queue set
+   * finds the flow's hand by it, and a string made anew for every request is hashed anew.
+   */
+  #flowKey(flowSchema: string, distinguisher: string): string {
+    let keys = this.#flowKeys.get(flowSchema);
+    if (!keys) {
+      if (this.#flowKeys.size >= 4096) this.#flowKeys.clear();
+      this.#flowKeys.set(flowSchema, (keys = new Map()));
+    }
+    let key = keys.get(distinguisher);
+    if (key === undefined) {
+      if (keys.size >= 4096) keys.clear();
+      key = `${flowSchema}\u0000${distinguisher}`;
+      keys.set(distinguisher, key);
+    }
+    return key;
   }
 
   async #load(): Promise<void> {

@@ -166,13 +166,14 @@ export class QueueSet {
     this.#lastAdvance = this.#clock.now();
   }
 
-  /** Moves R on to now, at the rate the running requests used seats (at most the level's), shared by the active queues. */
-  #advance(): void {
+  /** Moves R on to now, at the rate the running requests used seats (at most the level's), shared by the active queues; gives now (clock ms). */
+  #advance(): number {
     const now = this.#clock.now();
     if (this.#activeQueues > 0 && now > this.#lastAdvance) {
       this.#currentR += ((now - this.#lastAdvance) / 1000) * (Math.min(this.#seatsRunning, this.#seats) / this.#activeQueues);
     }
     this.#lastAdvance = now;
+    return now;
   }
 
   /** Notes that `queue` gets a request: an idle queue becomes active, starting at the current R. */
@@ -315,8 +316,7 @@ export class QueueSet {
     let released = false;
     const begin = () => {
       if (runningSince !== undefined || released) return;
-      this.#advance();
-      runningSince = this.#clock.now();
+      runningSince = this.#advance();
       this.#seatsRunning += width;
     };
     if (!startsLater) begin();
@@ -327,9 +327,9 @@ export class QueueSet {
       release: () => {
         if (released) return;
         released = true;
-        this.#advance();
+        const now = this.#advance();
         // The estimate becomes the seat-seconds the request really ran.
-        const ranMs = runningSince === undefined ? 0 : this.#clock.now() - runningSince;
+        const ranMs = runningSince === undefined ? 0 : now - runningSince;
         if (runningSince !== undefined) this.#seatsRunning -= width;
         queue.nextDispatchR += width * (ranMs / 1000 - estimatedDuration);
         this.#executing--;

@@ -18,6 +18,7 @@ import {
   type AuditStage,
   type AuditUserInfo,
 } from "../audit/event.js";
+import { randomAuditID } from "../audit/audit-id.js";
 import { evaluatePolicy, type AuditAttributes, type AuditPolicy } from "../audit/policy.js";
 import type { MetricsRecorder } from "../metrics.js";
 import { errorResponse } from "../responses.js";
@@ -54,6 +55,9 @@ export interface AuditStages {
 }
 
 const decoder = new TextDecoder();
+
+/** The `Audit-Id` response header, lower-case as a `Headers` keeps names (so it is not lower-cased again for every response). */
+const auditIDHeader = "audit-id";
 
 let lastMs = Number.NaN;
 let lastTime = "";
@@ -286,7 +290,7 @@ function served(events: RequestAudit, request: ServerRequest, next: Handler): Pr
 
 /** Sets the `Audit-Id` header of `response` and writes its `ResponseComplete` event (`ResponseStarted` for a stream). */
 function completed(events: RequestAudit, response: APIResponse): APIResponse | Promise<APIResponse> {
-  response.headers.set("Audit-Id", events.auditID);
+  response.headers.set(auditIDHeader, events.auditID);
   const failure = response.status >= 400 ? jsonBody(response.body) : undefined;
   const status = responseStatus(response.status, isFailureStatus(failure) ? failure : undefined);
   const stream = response.stream;
@@ -306,7 +310,7 @@ function completed(events: RequestAudit, response: APIResponse): APIResponse | P
  */
 export function auditStages(options: AuditStageOptions): AuditStages {
   const clock = options.clock ?? systemClock;
-  const newID = options.newID ?? randomID;
+  const newID = options.newID ?? randomAuditID;
   const apiVersion = `audit.${options.domain}/v1`;
 
   /** The audit record of `request`, or `undefined` when the policy records nothing. */
@@ -337,15 +341,10 @@ export function auditStages(options: AuditStageOptions): AuditStages {
       const events = begin(request);
       const response = errorResponse(error);
       if (!events) return response;
-      response.headers.set("Audit-Id", events.auditID);
+      response.headers.set(auditIDHeader, events.auditID);
       const completed = events.emit("ResponseComplete", responseStatus(401, error.status));
       return completed ? completed.then(() => response) : response;
     });
 
   return { failedAuthentication, audit };
-}
-
-/** A random UUID, the default audit ID. */
-function randomID(): string {
-  return globalThis.crypto.randomUUID();
 }

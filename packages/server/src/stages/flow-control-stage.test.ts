@@ -118,6 +118,20 @@ describe("withPriorityAndFairness", () => {
     expect(failed.headers.has("X-Orch-PF-PriorityLevel-UID")).toBe(true);
     expect((await pipeline(request(alice))).status).toBe(500);
   });
+
+  it("gives the seat back when the handler throws synchronously (no async frame) too", async () => {
+    let calls = 0;
+    const pipeline = chain([withRequestInfo, withPriorityAndFairness(mandatoryOnly(1), "orch.io")], () => {
+      calls++;
+      if (calls === 1) throw new Error("boom");
+      return Promise.resolve({ status: 200, headers: new Headers() });
+    });
+    const failed = await pipeline(request(alice));
+    expect(failed.status).toBe(500);
+    expect(failed.headers.has("X-Orch-PF-FlowSchema-UID")).toBe(true);
+    // The one seat of catch-all is free again: the next request is let through, not refused 429.
+    expect((await pipeline(request(alice))).status).toBe(200);
+  });
 });
 
 describe("withMaxInFlightLimit", () => {

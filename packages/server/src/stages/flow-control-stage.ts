@@ -6,12 +6,12 @@
  */
 import { extensionPrefix, tooManyRequests } from "@orch/meta";
 import type { APIResponse } from "../api-request.js";
-import type { FlowControl } from "../flowcontrol/flow-control.js";
-import type { RequestDigest } from "../flowcontrol/classifier.js";
+import type { FlowAdmission, FlowControl } from "../flowcontrol/flow-control.js";
+import type { Classification, RequestDigest } from "../flowcontrol/classifier.js";
 import { LoopTurns } from "../flowcontrol/loop-turns.js";
 import { objectsPerSeat, type WorkDigest } from "../flowcontrol/work-estimator.js";
 import { errorResponse } from "../responses.js";
-import { userOf, type ServerRequest, type Stage } from "./stage.js";
+import { attempt, userOf, type Handler, type ServerRequest, type Stage } from "./stage.js";
 
 /** The message of a 429 of flow control, as the reference's. */
 export const tooManyRequestsMessage = "Too many requests, please try again later.";
@@ -72,31 +72,53 @@ export function withPriorityAndFairness(
   turns: LoopTurns = new LoopTurns(),
 ): Stage {
   const prefix = extensionPrefix(domain) === "kubernetes" ? "X-Kubernetes" : "X-Orch";
-  const flowSchemaHeader = `${prefix}-PF-FlowSchema-UID`;
-  const priorityLevelHeader = `${prefix}-PF-PriorityLevel-UID`;
-  return async (request, next) => {
-    const classification = flowControl.classify(digestOf(request));
-    if (!classification) return next(request);
-    const mark = (response: APIResponse): APIResponse => {
-      response.headers.set(flowSchemaHeader, classification.flowSchema.metadata.uid ?? "");
-      response.headers.set(priorityLevelHeader, classification.priorityLevel.metadata.uid ?? "");
-      return response;
-    };
-    const work = flowControl.estimate(classification, workOf(request));
-    // A request that goes through more objects than one seat's worth holds the loop long enough to take a turn of its own.
-    const takesTurn = work.objects > objectsPerSeat;
-    const admission = await flowControl.acquire(classification, () => request.signal, { width: work.seats, startsLater: takesTurn });
-    if (!admission.ok) return mark(tooMany());
+  // Lower-case, as a `Headers` keeps (and hands out) names: set so, they are not lower-cased again for every response.
+  const flowSchemaHeader = `${prefix}-PF-FlowSchema-UID`.toLowerCase();
+  const priorityLevelHeader = `${prefix}-PF-PriorityLevel-UID`.toLowerCase();
+  const mark = (response: APIResponse, classification: Classification): APIResponse => {
+    response.headers.set(flowSchemaHeader, classification.flowSchema.metadata.uid ?? "");
+    response.headers.set(priorityLevelHeader, classification.priorityLevel.metadata.uid ?? "");
+    return response;
+  };
+  /** Runs the rest of the pipeline for an admitted request (on a turn of its own when `takesTurn`), then gives its seats back. */
+  const run = (
+    request: ServerRequest,
+    next: Handler,
+    classification: Classification,
+    admission: FlowAdmission,
+    takesTurn: boolean,
+  ): Promise<APIResponse> | APIResponse => {
+    if (!admission.ok) return mark(tooMany(), classification);
+    const ran = takesTurn
+      ? turns.take().then(() => {
+          admission.begin();
+          return next(request);
+        })
+      : attempt(next, request);
+    return ran.then(
+      (response) => {
+        admission.release();
+        return mark(response, classification);
+      },
+      (error: unknown) => {
+        admission.release();
+        return mark(errorResponse(error), classification);
+      },
+    );
+  };
+  // No async frame: an admitted request costs one reaction to its admission and one to its answer.
+  return (request, next) => {
     try {
-      if (takesTurn) {
-        await turns.take();
-        admission.begin();
-      }
-      return mark(await next(request));
+      const classification = flowControl.classify(digestOf(request));
+      if (!classification) return next(request);
+      const work = flowControl.estimate(classification, workOf(request));
+      // A request that goes through more objects than one seat's worth holds the loop long enough to take a turn of its own.
+      const takesTurn = work.objects > objectsPerSeat;
+      return flowControl
+        .acquire(classification, () => request.signal, { width: work.seats, startsLater: takesTurn })
+        .then((admission) => run(request, next, classification, admission, takesTurn));
     } catch (error) {
-      return mark(errorResponse(error));
-    } finally {
-      admission.release();
+      return Promise.reject(error as Error);
     }
   };
 }
