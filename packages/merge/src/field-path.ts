@@ -12,9 +12,21 @@ export type PathElement = string;
 /** A path from the root of an object: one element per level. */
 export type FieldPathElements = readonly PathElement[];
 
+// The elements of recently seen names. The same few hundred names come back on every write, and
+// one string per name (its hash computed once) is cheaper as a Set, Map and property key than a
+// new concatenation per use. Names come from clients, so the cache is emptied when it fills.
+const fieldElements = new Map<string, PathElement>();
+const fieldElementsMax = 4096;
+
 /** The element of a struct field or map key `name`. */
 export function fieldElement(name: string): PathElement {
-  return `f:${name}`;
+  let element = fieldElements.get(name);
+  if (element === undefined) {
+    if (fieldElements.size >= fieldElementsMax) fieldElements.clear();
+    element = `f:${name}`;
+    fieldElements.set(name, element);
+  }
+  return element;
 }
 
 /**

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fieldElement, formatPath, keyElement, valueElement } from "./field-path.js";
 import { FieldSet } from "./field-set.js";
-import { decodeFieldsV1, encodeFieldsV1 } from "./fieldsV1.js";
+import { decodeFieldsV1, encodeFieldsV1, isEncodedFieldsV1 } from "./fieldsV1.js";
 import { fieldSetOf } from "./internal/walk.js";
 import { typeInfoOf } from "./type-info.js";
 import { widgetSchema } from "./testdata/apply/schemas.js";
@@ -58,6 +58,19 @@ describe("FieldSet", () => {
     );
   });
 
+  it("returns a set that already holds all of the other from union, and leaves both operands as they were", () => {
+    fc.assert(
+      fc.property(setArb, setArb, (a, b) => {
+        const before = [leaves(a), leaves(b)];
+        const u = a.union(b);
+        expect(u.union(b)).toBe(u);
+        expect(u.union(a)).toBe(u);
+        expect(u.union(a.intersection(b))).toBe(u);
+        expect([leaves(a), leaves(b)]).toEqual(before);
+      }),
+    );
+  });
+
   it("recursiveDifference removes whole subtrees below members", () => {
     const s = FieldSet.of(["f:status", "f:phase"], ["f:spec", "f:replicas"]);
     const r = s.recursiveDifference(FieldSet.of(["f:status"]));
@@ -71,6 +84,29 @@ describe("FieldSet", () => {
 });
 
 describe("FieldsV1", () => {
+  it("tells a value it encoded, once frozen, from any other", () => {
+    const set = FieldSet.of(["f:a"]);
+    const made = encodeFieldsV1(set);
+    expect(isEncodedFieldsV1(made)).toBe(false);
+    Object.freeze(made);
+    expect(isEncodedFieldsV1(made)).toBe(true);
+    expect(isEncodedFieldsV1(Object.freeze(JSON.parse(JSON.stringify(made)) as object))).toBe(false);
+    expect(isEncodedFieldsV1(Object.freeze({ ...made }))).toBe(false);
+    expect(isEncodedFieldsV1(null)).toBe(false);
+  });
+
+  it("encodes the elements of a node in order however many there are (fields, keys, values, indexes; fields by text)", () => {
+    const names = Array.from({ length: 40 }, (_, i) => `n${(i * 7) % 40}`);
+    for (const count of [3, 20, 40]) {
+      const set = FieldSet.of(["i:10"], ["i:9"], [valueElement("a")], [keyElement({ name: "x" })], ...names.slice(0, count).map((n) => [fieldElement(n)]));
+      const fields = names
+        .slice(0, count)
+        .map((n) => `f:${n}`)
+        .sort();
+      expect(Object.keys(encodeFieldsV1(set))).toEqual([...fields, 'k:{"name":"x"}', 'v:"a"', "i:9", "i:10"]);
+    }
+  });
+
   it("round-trips any set", () => {
     fc.assert(
       fc.property(setArb, (s) => {

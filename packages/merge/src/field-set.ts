@@ -104,22 +104,35 @@ export class FieldSet {
     }
   }
 
-  /** The members of both sets. */
+  /**
+   * The members of both sets. Subtrees `other` adds nothing to are shared with this set, and a
+   * set that already holds all of `other` is returned as is.
+   */
   union(other: FieldSet): FieldSet {
-    if (other.isEmpty()) return this;
+    if (this === other || other.isEmpty()) return this;
     if (this.isEmpty()) return other;
-    const out = new FieldSet();
-    if (this.members || other.members) out.members = new Set([...(this.members ?? []), ...(other.members ?? [])]);
-    if (this.children || other.children) {
-      const children = new Map(this.children);
-      if (other.children) {
-        for (const [e, c] of other.children) {
-          const mine = children.get(e);
-          children.set(e, mine ? mine.union(c) : c);
-        }
+    let members = this.members;
+    if (other.members) {
+      for (const m of other.members) {
+        if (members?.has(m)) continue;
+        if (members === undefined || members === this.members) members = new Set(members);
+        members.add(m);
       }
-      out.children = children;
     }
+    let children = this.children;
+    if (other.children) {
+      for (const [e, c] of other.children) {
+        const mine = this.children?.get(e);
+        const merged = mine ? mine.union(c) : c;
+        if (merged === mine) continue;
+        if (children === undefined || children === this.children) children = new Map(children);
+        children.set(e, merged);
+      }
+    }
+    if (members === this.members && children === this.children) return this;
+    const out = new FieldSet();
+    out.members = members;
+    out.children = children;
     return out;
   }
 

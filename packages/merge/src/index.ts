@@ -27,7 +27,7 @@ export {
 } from "./field-path.js";
 export { FieldSet } from "./field-set.js";
 export { fieldSetOf, compareObjects, type Comparison } from "./internal/walk.js";
-export { decodeFieldsV1, encodeFieldsV1, type FieldsV1 } from "./fieldsV1.js";
+export { decodeFieldsV1, encodeFieldsV1, isEncodedFieldsV1, type FieldsV1 } from "./fieldsV1.js";
 export { resolveType, typeAt, typeInfoOf, unstructured, type TypeKind, type TypeNode, type ZodSchema } from "./type-info.js";
 export {
   decodeManagedFields,

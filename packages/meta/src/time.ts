@@ -57,13 +57,24 @@ function split(ms: number, what: string): [datePart: string, msInSecond: number]
   return [text, msInDay - seconds * 1000];
 }
 
+/** The second {@link formatTime} formatted last (seconds since the epoch), and its text. */
+let lastSecond = Number.NaN;
+let lastText: string | undefined;
+
 /**
  * Formats milliseconds since the epoch as RFC 3339 UTC with whole seconds
  * (`2026-11-21T20:49:14Z`), dropping the fraction as the reference's `metav1.Time` does.
  * @throws RangeError for a time that is not finite or whose year is outside 0000-9999.
  */
 export function formatTime(ms: number): string {
-  return `${split(ms, "formatTime")[0]}Z`;
+  // A write formats the same second several times (creationTimestamp, managedFields), and the
+  // writes of one second all format it: the last second's text is kept.
+  const second = Math.floor(ms / 1000);
+  if (second === lastSecond && lastText !== undefined) return lastText;
+  const text = `${split(ms, "formatTime")[0]}Z`;
+  lastSecond = second;
+  lastText = text;
+  return text;
 }
 
 /**

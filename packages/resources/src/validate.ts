@@ -439,6 +439,31 @@ export function duplicateFieldMessage(path: string): string {
   return `duplicate field ${JSON.stringify(path)}`;
 }
 
+// The unknown fields of `value` (paths into `out`), without copying anything.
+function findUnknown(value: unknown, node: JSONNode, root: JSONNode, path: string, out: string[]): void {
+  if (typeof value !== "object" || value === null) return;
+  const n = resolveNode(node, root);
+  if (Array.isArray(value)) {
+    const items = itemsOf(n);
+    if (!items) return;
+    for (let i = 0; i < value.length; i++) findUnknown(value[i], items, root, `${path}[${i}]`, out);
+    return;
+  }
+  const props = propertiesOf(n);
+  const values = mapValuesOf(n);
+  if (!props && !values) return;
+  const obj = value as Record<string, unknown>;
+  for (const key in obj) {
+    if (!Object.hasOwn(obj, key)) continue;
+    const child = obj[key];
+    const below = props?.[key] || values;
+    if (below) {
+      // Only containers can hold unknown fields: the path of a scalar is never built.
+      if (typeof child === "object" && child !== null) findUnknown(child, below, root, path === "" ? key : `${path}.${key}`, out);
+    } else out.push(path === "" ? key : `${path}.${key}`);
+  }
+}
+
 function walkUnknown(value: unknown, node: JSONNode, root: JSONNode, path: string, out: string[], prune: boolean): unknown {
   const n = resolveNode(node, root);
   if (Array.isArray(value)) {
@@ -474,7 +499,7 @@ function walkUnknown(value: unknown, node: JSONNode, root: JSONNode, path: strin
 export function findUnknownFields(value: unknown, type: ResourceType, version: ResourceVersion | string): string[] {
   const root = jsonSchemaOf(versionOf(type, version).schema);
   const out: string[] = [];
-  walkUnknown(value, root, root, "", out, false);
+  findUnknown(value, root, root, "", out);
   return out;
 }
 

@@ -93,6 +93,36 @@ export interface WriteResult {
 }
 
 /**
+ * A write's result whose body is the wire object (see `wireObject`) of the entry the write stored
+ * or found unchanged. The entry is private, so the result still reads and compares as a plain
+ * {@link WriteResult}.
+ */
+class StoredWrite implements WriteResult {
+  code: number;
+  body: APIObject;
+  readonly #entry: Entry;
+
+  constructor(code: number, entry: Entry) {
+    this.code = code;
+    this.body = wireObject(entry);
+    this.#entry = entry;
+  }
+
+  /** The entry {@link body} was read from. */
+  get entry(): Entry {
+    return this.#entry;
+  }
+}
+
+/**
+ * The stored entry whose wire object `result` answers, when it answers one as it was stored: the
+ * answer can then be encoded from the entry's cached JSON, which later reads and watch events reuse.
+ */
+export function storedEntryOf(result: WriteResult): Entry | undefined {
+  return result instanceof StoredWrite && result.body === wireObject(result.entry) ? result.entry : undefined;
+}
+
+/**
  * What a try-update function makes of the current object (the reference's `tryUpdate`):
  * - `create`: store `object` (ready: {@link ObjectStore.prepareCreate} ran), answered 201;
  * - `update`: store `object` (ready: {@link ObjectStore.beforeUpdate} or the verb's own rules
@@ -262,15 +292,26 @@ export class ObjectStore {
   strategyContext(user?: UserInfo): StrategyContext {
     // A copy of one template object of fixed shape, made once: copying it is much cheaper than
     // spreading the services and adding the domain on every write.
-    this.#contextTemplate ??= { ...this.services, domain: this.domain, now: 0 };
-    const ctx: StrategyContext = { ...this.#contextTemplate };
+    // A context with a caller is copied from a template that has the member already: adding a
+    // member to the copy cost more than the copy.
+    let ctx: StrategyContext;
+    if (user) {
+      this.#userContextTemplate ??= { ...this.services, domain: this.domain, now: 0, user };
+      ctx = { ...this.#userContextTemplate };
+      ctx.user = user;
+    } else {
+      this.#contextTemplate ??= { ...this.services, domain: this.domain, now: 0 };
+      ctx = { ...this.#contextTemplate };
+    }
     ctx.now = this.clock.now();
-    if (user) ctx.user = user;
     return ctx;
   }
 
   /** The services and the domain every strategy context carries (see {@link strategyContext}). */
   #contextTemplate: StrategyContext | undefined;
+
+  /** {@link #contextTemplate} with a `user` member, overwritten in each copy. */
+  #userContextTemplate: StrategyContext | undefined;
 
   /**
    * The kind's checks of the caller's rights on a write (`checkWriteAccess`), when it has them
@@ -367,7 +408,7 @@ export class ObjectStore {
   /** Stores a new object (or, under dry-run, answers it): 201. */
   private async commitCreate(key: string, object: APIObject, dryRun: boolean): Promise<WriteResult> {
     if (dryRun) return { code: 201, body: inWireOrder(object) };
-    return { code: 201, body: wireObject(await this.store.create(key, deepFreeze(inWireOrder(object)))) };
+    return new StoredWrite(201, await this.store.create(key, deepFreeze(inWireOrder(object))));
   }
 
   /** Writes an `update` or `delete` decision against the entry it was made from (nothing under dry-run). */
@@ -382,23 +423,32 @@ export class ObjectStore {
       if (!dryRun) await this.store.delete(key, entry.modRevision);
       return decision.answer;
     }
-    const answer = decision.answer ?? updated;
-    const stored = stripResourceVersion(decision.object);
+    const answer = decision.answer;
+    // What the store keeps: in wire order, without resourceVersion (one copy for both).
+    const stored = inWireOrder(decision.object, true);
     // An object read from an older version is written even when unchanged: that stores it in the storage version.
-    if (isNoOpWrite(stored, entry.value as APIObject) && !storedInOtherVersion(entry)) return answer(current);
-    if (dryRun) return answer(inWireOrder(decision.object));
-    return answer(await this.writeOrFinalize(key, stored, entry));
+    if (isNoOpWrite(stored, entry.value as APIObject) && !storedInOtherVersion(entry)) return answer ? answer(current) : new StoredWrite(200, entry);
+    if (dryRun) return (answer ?? updated)(inWireOrder(decision.object));
+    const written = await this.writeOrFinalize(key, stored, entry, decision.object);
+    if (answer) return answer(written.object);
+    return written.entry ? new StoredWrite(200, written.entry) : updated(written.object);
   }
 
-  /** Writes an updated object; one that is being deleted and has no finalizer left is removed. */
-  private async writeOrFinalize(key: string, stored: APIObject, entry: Entry): Promise<APIObject> {
+  /**
+   * Writes an updated object (`stored`: `object` as the store keeps it, see {@link inWireOrder});
+   * one that is being deleted and has no finalizer left is removed. Answers the object as
+   * written, and the new entry unless it was removed.
+   */
+  private async writeOrFinalize(key: string, stored: APIObject, entry: Entry, object: APIObject): Promise<{ object: APIObject; entry?: Entry }> {
     const meta = stored.metadata;
     if (meta.deletionTimestamp && !meta.finalizers?.length && !hasSpecFinalizers(stored)) {
       await this.store.delete(key, entry.modRevision);
-      return { ...stored, metadata: withResourceVersion(meta, String(entry.modRevision)) };
+      // The last state as the write made it (its members in the order they came).
+      const last = stripResourceVersion(object);
+      return { object: { ...last, metadata: withResourceVersion(last.metadata, String(entry.modRevision)) } };
     }
-    const written = await this.store.update(key, deepFreeze(inWireOrder(stored)), entry.modRevision);
-    return wireObject(written);
+    const written = await this.store.update(key, deepFreeze(stored), entry.modRevision);
+    return { object: wireObject(written), entry: written };
   }
 
   /** Records the write's field ownership in `metadata.managedFields` (an Update entry), unless apply did. */

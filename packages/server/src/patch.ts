@@ -21,6 +21,20 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   return base;
 }
 
+/**
+ * A mutable copy of `current` (a stored object, frozen) for a merge patch, with its
+ * `metadata.managedFields` shared rather than copied: that list is often as large as the rest of
+ * the object, the merge copies whatever it changes, and decoding the result rebuilds the entries.
+ */
+function mergeTarget(current: APIObject): APIObject {
+  const managedFields = current.metadata?.managedFields;
+  if (managedFields === undefined) return mutableCopy(current);
+  const { managedFields: _shared, ...metadata } = current.metadata;
+  const copy = mutableCopy({ ...current, metadata } as APIObject);
+  copy.metadata.managedFields = managedFields;
+  return copy;
+}
+
 function applyJSONPatch(current: APIObject, operations: unknown): unknown {
   if (!Array.isArray(operations)) throw badRequest("the JSON patch must be a list of operations");
   const error = fastJSONPatch.validate(operations as fastJSONPatch.Operation[], mutableCopy(current));
@@ -61,7 +75,7 @@ export function applyPatch(contentType: string | null, body: Uint8Array | undefi
   switch (essence) {
     case "application/merge-patch+json": {
       const patch = parseJSONBody(text === "" ? "{}" : text);
-      return mergePatch(mutableCopy(current), patch);
+      return mergePatch(mergeTarget(current), patch);
     }
     case "application/json-patch+json":
       return applyJSONPatch(current, parseJSONBody(text === "" ? "[]" : text));

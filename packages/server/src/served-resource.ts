@@ -65,7 +65,29 @@ export async function countStoredObjects(store: Store, served: ServedResource): 
   return page.entries.length + page.remaining;
 }
 
-const wireCache = new WeakMap<Entry, APIObject>();
+/** What a client sees of one entry: its wire object, and that object's JSON once serialised. */
+interface Wire {
+  object: APIObject;
+  json: string | undefined;
+}
+
+// One cache entry per stored entry for both the object and its JSON: a WeakMap insertion costs
+// about as much as a small object's serialisation, so reads and writes make one, not two.
+const wireCache = new WeakMap<Entry, Wire>();
+
+function wireOf(entry: Entry): Wire {
+  let wire = wireCache.get(entry);
+  if (wire === undefined) {
+    const value = entry.value as APIObject;
+    const object = Object.freeze({
+      ...value,
+      metadata: Object.freeze(withResourceVersion(value.metadata, String(entry.modRevision))),
+    }) as APIObject;
+    wire = { object, json: undefined };
+    wireCache.set(entry, wire);
+  }
+  return wire;
+}
 
 /**
  * What a client sees of a stored entry: the stored object with `metadata.resourceVersion` set
@@ -73,31 +95,16 @@ const wireCache = new WeakMap<Entry, APIObject>();
  * and shared (frozen at the top two levels; callers must not mutate it).
  */
 export function wireObject(entry: Entry): APIObject {
-  let wire = wireCache.get(entry);
-  if (wire === undefined) {
-    const value = entry.value as APIObject;
-    wire = Object.freeze({
-      ...value,
-      metadata: Object.freeze(withResourceVersion(value.metadata, String(entry.modRevision))),
-    }) as APIObject;
-    wireCache.set(entry, wire);
-  }
-  return wire;
+  return wireOf(entry).object;
 }
-
-const jsonCache = new WeakMap<Entry, string>();
 
 /**
  * The JSON text of {@link wireObject}, serialised once per entry and reused by every read that
- * answers plain JSON (gets, list items, watch events).
+ * answers plain JSON (gets, list items, watch events) and by the answer of the write that stored it.
  */
 export function wireJSON(entry: Entry): string {
-  let json = jsonCache.get(entry);
-  if (json === undefined) {
-    json = JSON.stringify(wireObject(entry));
-    jsonCache.set(entry, json);
-  }
-  return json;
+  const wire = wireOf(entry);
+  return (wire.json ??= JSON.stringify(wire.object));
 }
 
 /**

@@ -65,6 +65,37 @@ describe("the order of members in answers", () => {
     expect(ordered.spec).toBe(object.spec);
   });
 
+  it("leaves resourceVersion out of the ordered copy when asked, and members that are undefined or inherited names always", () => {
+    const object = { spec: { a: 1 }, metadata: { resourceVersion: "3", name: "n", uid: undefined, extra: "e" }, kind: "K", status: undefined };
+    const stored = inWireOrder(object as never, true);
+    expect(JSON.stringify(stored)).toBe('{"kind":"K","metadata":{"name":"n","extra":"e"},"spec":{"a":1}}');
+    expect(Object.keys(stored)).toEqual(["kind", "metadata", "spec"]);
+    expect(Object.keys(inWireOrder(object as never).metadata)).toEqual(["name", "resourceVersion", "extra"]);
+    expect(Object.keys(inWireOrder(JSON.parse('{"toString":1,"kind":"K","metadata":{}}') as never))).toEqual(["kind", "metadata"]);
+  });
+
+  it("answers a write with the same text later reads and watch events of that object give", async () => {
+    const server = new APIServer();
+    const created = await raw(server, "POST", "/api/v1/namespaces/default/configmaps", cm);
+    const got = await raw(server, "GET", "/api/v1/namespaces/default/configmaps/a");
+    expect(got.text).toBe(created.text);
+    const updated = await raw(server, "PUT", "/api/v1/namespaces/default/configmaps/a", cm.replace('"v"', '"w"'));
+    expect(updated.status).toBe(200);
+    expect((await raw(server, "GET", "/api/v1/namespaces/default/configmaps/a")).text).toBe(updated.text);
+    // An unchanged update answers the stored object as it is.
+    const same = await raw(server, "PUT", "/api/v1/namespaces/default/configmaps/a", cm.replace('"v"', '"w"'));
+    expect(same.text).toBe(updated.text);
+    const patched = await raw(server, "PATCH", "/api/v1/namespaces/default/configmaps/a", '{"data":{"k":"x"}}', "application/merge-patch+json");
+    const watch = await server.fetch(new Request("http://x/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0"));
+    const reader = watch.body!.getReader();
+    const { value } = await reader.read();
+    await reader.cancel();
+    expect(new TextDecoder().decode(value)).toBe(`{"type":"ADDED","object":${patched.text}}\n`);
+    // pretty and YAML answers are made from the same object.
+    const pretty = await raw(server, "PATCH", "/api/v1/namespaces/default/configmaps/a?pretty=true", '{"data":{"k":"y"}}', "application/merge-patch+json");
+    expect(pretty.text).toBe(`${JSON.stringify(JSON.parse(pretty.text), null, 2)}\n`);
+  });
+
   it("places resourceVersion after uid, and last in metadata with nothing that follows it", () => {
     expect(Object.keys(withResourceVersion({ name: "n", uid: "u", generation: 1, labels: {} }, "7"))).toEqual([
       "name",

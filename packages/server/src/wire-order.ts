@@ -28,24 +28,57 @@ const metadataOrder = [
   "managedFields",
 ] as const;
 
-/** `record` with the members named in `order` first, in that order, then the others as they were. */
-function ordered(record: Record<string, unknown>, order: readonly string[]): Record<string, unknown> {
+/** The rank of each name of an order. */
+function ranks(order: readonly string[]): ReadonlyMap<string, number> {
+  return new Map(order.map((key, i) => [key, i]));
+}
+
+const leadingRanks = ranks(leading);
+const metadataRanks = ranks(metadataOrder);
+
+/**
+ * `record` with the members named in `order` (ranked by {@link ranks}) first, in that order, then
+ * the others as they were (but for names an object inherits, such as `toString`); without the
+ * member `skip` and members whose value is `undefined`. Only the members `record` has are read:
+ * looking up each name of the order, most of them absent, cost more than the copy.
+ */
+function ordered(record: Record<string, unknown>, order: ReadonlyMap<string, number>, skip?: string): Record<string, unknown> {
+  const placed: (string | undefined)[] = [];
+  let rest: string[] | undefined;
+  for (const key of Object.keys(record)) {
+    if (key === skip) continue;
+    const rank = order.get(key);
+    if (rank !== undefined) placed[rank] = key;
+    else if (!(key in Object.prototype)) (rest ??= []).push(key);
+  }
   const out: Record<string, unknown> = {};
-  for (const key of order) if (record[key] !== undefined) out[key] = record[key];
-  for (const key of Object.keys(record)) if (!(key in out) && record[key] !== undefined) out[key] = record[key];
+  for (let i = 0; i < placed.length; i++) {
+    const key = placed[i];
+    if (key === undefined) continue;
+    const value = record[key];
+    if (value !== undefined) out[key] = value;
+  }
+  if (rest) {
+    for (const key of rest) {
+      const value = record[key];
+      if (value !== undefined) out[key] = value;
+    }
+  }
   return out;
 }
 
 /**
  * `object` with `kind`, `apiVersion` and `metadata` first (and the members of `metadata` in the
- * reference's order), the rest as it was: a new object, shallow (members are shared).
+ * reference's order), the rest as it was: a new object, shallow (members are shared). With
+ * `withoutResourceVersion`, `metadata.resourceVersion` is left out (what a store keeps: the
+ * version is the entry's revision), in the same copy.
  */
-export function inWireOrder(object: APIObject): APIObject {
+export function inWireOrder(object: APIObject, withoutResourceVersion = false): APIObject {
   const record = object as unknown as Record<string, unknown>;
-  const out = ordered(record, leading);
+  const out = ordered(record, leadingRanks);
   const metadata = record["metadata"];
   if (typeof metadata === "object" && metadata !== null && !Array.isArray(metadata))
-    out["metadata"] = ordered(metadata as Record<string, unknown>, metadataOrder);
+    out["metadata"] = ordered(metadata as Record<string, unknown>, metadataRanks, withoutResourceVersion ? "resourceVersion" : undefined);
   return out as unknown as APIObject;
 }
 
@@ -59,7 +92,9 @@ const beforeResourceVersion: ReadonlySet<string> = new Set(metadataOrder.slice(0
 export function withResourceVersion<M extends object>(metadata: M, resourceVersion: string): M & { resourceVersion: string } {
   const out: Record<string, unknown> = {};
   let placed = false;
-  for (const [key, value] of Object.entries(metadata)) {
+  const members = metadata as Record<string, unknown>;
+  for (const key in members) {
+    const value = members[key];
     if (key === "resourceVersion") continue;
     if (!placed && !beforeResourceVersion.has(key)) {
       out["resourceVersion"] = resourceVersion;

@@ -61,12 +61,28 @@ export function stripOwnership(set: FieldSet, ignored: FieldSet | undefined): Fi
   return s;
 }
 
+/**
+ * A shallow copy of `record` without the member `skip` and, unless `value` is `undefined`, with
+ * `key` set to `value` (in its place when `record` has it, else last). Built member by member: a
+ * rest pattern (`{ skip, ...rest }`) makes an object that every later copy of it pays for.
+ */
+function copyMembers(record: Record<string, unknown>, skip: string | undefined, key?: string, value?: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(record)) {
+    if (k === skip) continue;
+    const v = k === key ? value : record[k];
+    if (k === "__proto__") Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[k] = v;
+  }
+  if (key !== undefined && value !== undefined && !Object.hasOwn(out, key)) out[key] = value;
+  return out;
+}
+
 /** `object` without `metadata.managedFields` (a shallow copy only when it has them). */
 export function withoutManagedFields<T extends Record<string, unknown>>(object: T): T {
   const metadata = object["metadata"];
   if (metadata === null || typeof metadata !== "object" || !("managedFields" in metadata)) return object;
-  const { managedFields: _drop, ...rest } = metadata as Record<string, unknown>;
-  return { ...object, metadata: rest };
+  return copyMembers(object, undefined, "metadata", copyMembers(metadata as Record<string, unknown>, "managedFields")) as T;
 }
 
 /** `object` with `metadata.managedFields` set to `entries` (removed when `entries` is empty). */
@@ -74,10 +90,9 @@ export function withManagedFields<T extends Record<string, unknown>>(object: T, 
   const metadata = (object["metadata"] ?? {}) as Record<string, unknown>;
   if (entries.length === 0) {
     if (!("managedFields" in metadata)) return object;
-    const { managedFields: _drop, ...rest } = metadata;
-    return { ...object, metadata: rest };
+    return copyMembers(object, undefined, "metadata", copyMembers(metadata, "managedFields")) as T;
   }
-  return { ...object, metadata: { ...metadata, managedFields: entries } };
+  return copyMembers(object, undefined, "metadata", copyMembers(metadata, undefined, "managedFields", entries)) as T;
 }
 
 /** Sets a manager's fields, marking its stored entry stale when they change. */

@@ -234,8 +234,8 @@ class Cmp {
   removed = new FieldSet();
 }
 
-function cmpChild(c: Cmp, pe: PathElement, fn: (c: Cmp) => void, parent: Cmp): void {
-  fn(c);
+// Hangs the comparison of the children of `pe` below `pe` in `parent`.
+function attachChild(c: Cmp, pe: PathElement, parent: Cmp): void {
   if (!c.added.isEmpty()) (parent.added.children ??= new Map()).set(pe, c.added);
   if (!c.modified.isEmpty()) (parent.modified.children ??= new Map()).set(pe, c.modified);
   if (!c.removed.isEmpty()) (parent.removed.children ??= new Map()).set(pe, c.removed);
@@ -243,28 +243,66 @@ function cmpChild(c: Cmp, pe: PathElement, fn: (c: Cmp) => void, parent: Cmp): v
 
 function compareValue(lhs: unknown, rhs: unknown, type: TypeNode, pe: PathElement, out: Cmp): void {
   if (lhs === rhs) return;
+  if (lhs === undefined) {
+    addedValue(rhs, type, pe, out.added);
+    return;
+  }
   const t = resolveType(type, rhs !== undefined ? rhs : lhs);
-  const tl = lhs === undefined ? t : resolveType(type, lhs);
+  const tl = resolveType(type, lhs);
   const leaf = t.atomic || tl.kind !== t.kind || tl.atomic || (isEmptyContainer(lhs) && isEmptyContainer(rhs)) || lhs === null || rhs === null;
   if (leaf) {
-    if (lhs === undefined) out.added.addMember(pe);
-    else if (rhs === undefined) out.removed.addMember(pe);
+    if (rhs === undefined) out.removed.addMember(pe);
     else if (!deepEqual(lhs, rhs)) out.modified.addMember(pe);
     return;
   }
-  cmpChild(
-    new Cmp(),
-    pe,
-    (c) => {
-      if (t.kind === "list") compareLists(lhs as unknown[] | undefined, rhs as unknown[] | undefined, t, c);
-      else compareStructs(lhs as Obj | undefined, rhs as Obj | undefined, t, c);
-    },
-    out,
-  );
+  const c = new Cmp();
+  if (t.kind === "list") compareLists(lhs as unknown[], rhs as unknown[] | undefined, t, c);
+  else compareStructs(lhs as Obj, rhs as Obj | undefined, t, c);
+  attachChild(c, pe, out);
   // A container that appears or disappears is itself added or removed (declared struct fields
   // excepted: the reference's typed objects always carry them).
-  if (lhs === undefined && !(t.kind === "struct" && t.typed)) out.added.addMember(pe);
-  else if (rhs === undefined) out.removed.addMember(pe);
+  if (rhs === undefined) out.removed.addMember(pe);
+}
+
+// What comparing `undefined` with `rhs` finds (see compareValue): every path of `rhs` is added,
+// nothing is modified or removed, so only the added set is built.
+function addedValue(rhs: unknown, type: TypeNode, pe: PathElement, added: FieldSet): void {
+  const t = resolveType(type, rhs);
+  if (t.atomic || isEmptyContainer(rhs)) {
+    added.addMember(pe);
+    return;
+  }
+  const child = new FieldSet();
+  if (t.kind === "list") addedList(rhs as unknown[], t, child);
+  else addedStruct(rhs as Obj, t, child);
+  if (!child.isEmpty()) (added.children ??= new Map()).set(pe, child);
+  if (!(t.kind === "struct" && t.typed)) added.addMember(pe);
+}
+
+function addedStruct(rhs: Obj, t: TypeNode, added: FieldSet): void {
+  for (const k in rhs) {
+    const r = rhs[k];
+    if (r !== undefined) addedValue(r, t.field(k), fieldElement(k), added);
+  }
+}
+
+function addedList(rhs: unknown[], t: TypeNode, added: FieldSet): void {
+  const items = t.items;
+  const set = t.listType === "set";
+  for (const [pe, rv] of indexList(t, rhs, undefined)) {
+    added.addMember(pe);
+    if (!set) addedItem(rv, items, pe, added);
+  }
+}
+
+// compareItem of `undefined` and `rhs`: the fields of an added entry of a map or index list.
+function addedItem(rhs: unknown, type: TypeNode, pe: PathElement, added: FieldSet): void {
+  if (rhs === undefined) return;
+  const t = resolveType(type, rhs);
+  if (t.atomic || !isObject(rhs)) return;
+  const child = new FieldSet();
+  addedStruct(rhs, t, child);
+  if (!child.isEmpty()) (added.children ??= new Map()).set(pe, child);
 }
 
 function compareStructs(lhs: Obj | undefined, rhs: Obj | undefined, t: TypeNode, out: Cmp): void {
@@ -279,7 +317,7 @@ function compareStructs(lhs: Obj | undefined, rhs: Obj | undefined, t: TypeNode,
     for (const k in rhs) {
       const r = rhs[k];
       if (r === undefined || (lhs && lhs[k] !== undefined)) continue;
-      compareValue(undefined, r, t.field(k), fieldElement(k), out);
+      addedValue(r, t.field(k), fieldElement(k), out.added);
     }
   }
 }
@@ -299,18 +337,24 @@ function compareLists(lhs: unknown[] | undefined, rhs: unknown[] | undefined, t:
   for (const [pe, rv] of r) {
     if (l.has(pe)) continue;
     out.added.addMember(pe);
-    if (!set) compareItem(undefined, rv, items, pe, out);
+    if (!set) addedItem(rv, items, pe, out.added);
   }
 }
 
 function compareItem(lhs: unknown, rhs: unknown, type: TypeNode, pe: PathElement, out: Cmp): void {
   if (lhs === rhs) return;
-  const t = resolveType(type, rhs !== undefined ? rhs : lhs);
-  if (t.atomic || !(isObject(lhs) || lhs === undefined) || !(isObject(rhs) || rhs === undefined)) {
-    if (lhs !== undefined && rhs !== undefined && !deepEqual(lhs, rhs)) out.modified.addMember(pe);
+  if (lhs === undefined) {
+    addedItem(rhs, type, pe, out.added);
     return;
   }
-  cmpChild(new Cmp(), pe, (c) => compareStructs(lhs as Obj | undefined, rhs as Obj | undefined, t, c), out);
+  const t = resolveType(type, rhs !== undefined ? rhs : lhs);
+  if (t.atomic || !isObject(lhs) || !(isObject(rhs) || rhs === undefined)) {
+    if (rhs !== undefined && !deepEqual(lhs, rhs)) out.modified.addMember(pe);
+    return;
+  }
+  const c = new Cmp();
+  compareStructs(lhs, rhs as Obj | undefined, t, c);
+  attachChild(c, pe, out);
 }
 
 /** Compares `lhs` (old) with `rhs` (new), both whole objects of `type`. */

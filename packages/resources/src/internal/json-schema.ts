@@ -30,8 +30,26 @@ function isObject(value: unknown): value is JSONNode {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+// Resolved nodes by node, then by root: generated schemas are cached and never changed, so a
+// node resolves the same way every time (a write walks the same nodes once per request).
+const resolvedCache = new WeakMap<JSONNode, WeakMap<JSONNode, JSONNode>>();
+
 /** Follows `$ref`s (to the root's definitions) and merges `allOf`; `anyOf`/`oneOf` are merged as alternatives. */
 export function resolveNode(node: JSONNode, root: JSONNode, depth = 0): JSONNode {
+  // Most nodes have nothing to resolve: answered without allocating.
+  if (node["$ref"] === undefined && node["allOf"] === undefined && node["anyOf"] === undefined && node["oneOf"] === undefined) return node;
+  if (depth > 0) return resolveParts(node, root, depth);
+  let byRoot = resolvedCache.get(node);
+  let resolved = byRoot?.get(root);
+  if (resolved === undefined) {
+    resolved = resolveParts(node, root, 0);
+    if (!byRoot) resolvedCache.set(node, (byRoot = new WeakMap()));
+    byRoot.set(root, resolved);
+  }
+  return resolved;
+}
+
+function resolveParts(node: JSONNode, root: JSONNode, depth: number): JSONNode {
   if (depth > 16) return node;
   const ref = node["$ref"];
   if (typeof ref === "string") {

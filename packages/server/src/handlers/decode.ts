@@ -22,6 +22,7 @@ import {
 import { readObjectBody, readObjectBodyText } from "../negotiation.js";
 import type { WriteOptions, WriteResult } from "../object-store.js";
 import type { ResourceCall } from "./handler-context.js";
+import { decodedStoredManagedFields } from "./stored-ownership.js";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -43,10 +44,13 @@ export function readRequestBody(call: ResourceCall, optional = false): unknown {
  * `kind` (either may be left out), applies `opts.fieldValidation` to unknown (and, given the raw
  * JSON, duplicate) fields, decodes with the schema, runs the version's defaults and converts to
  * the storage version. The result is fresh and mutable; warnings go to `opts.warnings`.
+ * `storedManagedFields` is the list of the stored object `body` was made from (a patch): when
+ * `body` carries that very list, it is not run through the decoder if the decoder would only
+ * copy it (the result is the same).
  * @throws StatusError 400 for a body that is not an object of this kind and version, or for
  *   unknown or duplicate fields under `Strict`; 422 for values outside an enum of the schema.
  */
-export function decodeBody(call: ResourceCall, body: unknown, opts: WriteOptions, rawJSON?: string): APIObject {
+export function decodeBody(call: ResourceCall, body: unknown, opts: WriteOptions, rawJSON?: string, storedManagedFields?: unknown): APIObject {
   const served = call.served;
   if (!isPlainObject(body)) throw badRequest(`the body of a ${served.type.kind} must be a JSON object`);
   const apiVersion = body.apiVersion;
@@ -58,6 +62,14 @@ export function decodeBody(call: ResourceCall, body: unknown, opts: WriteOptions
     throw badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (${served.type.kind})`);
   }
   let value: unknown = { ...body, apiVersion: served.apiVersion, kind: served.type.kind };
+  // The stored object's own managedFields, carried unchanged (a patch that does not name them):
+  // decoded without the decoder when it would only copy them, an empty list holding their place.
+  const meta = body.metadata;
+  const ownership =
+    storedManagedFields !== undefined && isPlainObject(meta) && meta.managedFields === storedManagedFields
+      ? decodedStoredManagedFields(storedManagedFields)
+      : undefined;
+  if (ownership) (value as Record<string, unknown>).metadata = { ...(meta as Record<string, unknown>), managedFields: [] };
   // Unknown fields are found once; the common case (none) then skips the pruning copy.
   let unknownFound = true;
   if (opts.fieldValidation !== "Ignore") {
@@ -72,6 +84,7 @@ export function decodeBody(call: ResourceCall, body: unknown, opts: WriteOptions
   if (unknownFound) value = dropUnknownFields(value, served.type, served.version);
   let decoded = decodeObject(served.type, served.version, value, call.ctx.domain) as APIObject;
   if (!isPlainObject(decoded.metadata)) decoded.metadata = {};
+  if (ownership) decoded.metadata.managedFields = ownership;
   // Everything past decoding works on the storage version.
   served.version.defaults?.(decoded, call.ctx.objects.strategyContext());
   if (served.version.toStorage) decoded = served.version.toStorage(decoded);

@@ -10,9 +10,10 @@ import type { ComputedContext } from "@orch/resources";
 import type { Clock, Store } from "@orch/store";
 import type { APIRequest, APIResponse } from "../api-request.js";
 import type { Negotiated } from "../negotiation.js";
-import type { ObjectStore, WriteResult } from "../object-store.js";
+import { storedEntryOf, type ObjectStore, type WriteResult } from "../object-store.js";
 import type { ResourceRequestInfo } from "../request-info.js";
-import { presentObject, type ServedResource } from "../served-resource.js";
+import { EncodedJSON } from "../responses.js";
+import { presentJSON, presentObject, type ServedResource } from "../served-resource.js";
 import { parseIncludeObject, renderTable } from "../table.js";
 
 /**
@@ -68,9 +69,20 @@ export function noSuchResource(): never {
   throw statusError("NotFound", "the server could not find the requested resource", { details: {} });
 }
 
-/** The answer of a write: its Status as is, or its object in the served version, with the write's warnings. */
+/**
+ * The answer of a write: its Status as is, or its object in the served version, with the write's
+ * warnings. The object of a stored entry is answered from the entry's JSON, serialised once for
+ * this answer and the reads and watch events after it.
+ */
 export function answerWrite(call: ResourceCall, result: WriteResult, warnings: readonly string[]): APIResponse {
-  return call.encode(result.code, result.body.kind === "Status" ? result.body : presentObject(call.served, result.body as APIObject), warnings);
+  const body = result.body;
+  if (body.kind === "Status") return call.encode(result.code, body, warnings);
+  const served = call.served;
+  const stored = storedEntryOf(result);
+  if (stored && call.negotiated.representation === "json") {
+    return call.encode(result.code, new EncodedJSON(presentJSON(served, stored), () => presentObject(served, body as APIObject)), warnings);
+  }
+  return call.encode(result.code, presentObject(served, body as APIObject), warnings);
 }
 
 /** The kind of a list of the served kind: `<Kind>List`. */

@@ -28,8 +28,12 @@ export async function patch(call: ResourceCall): Promise<APIResponse> {
   if (isApplyPatch(contentType)) return answerWrite(call, await serverSideApply(call, opts), opts.warnings);
   const objects = ctx.objects;
   const result = await objects.guaranteedUpdate(served, call.namespace, info.name, { dryRun: opts.dryRun }, async (current) => {
-    const patched = applyPatch(contentType, request.body, presentObject(served, current), served.version.schema);
-    const decoded = decodeBody(call, patched, opts);
+    const presented = presentObject(served, current);
+    const patched = applyPatch(contentType, request.body, presented, served.version.schema);
+    // The stored managedFields, which the patched object carries unless the patch names them,
+    // need no decoding in the version they were stored in.
+    const stored = presented === current && !served.version.toStorage ? current.metadata.managedFields : undefined;
+    const decoded = decodeBody(call, patched, opts, undefined, stored);
     if (decoded.metadata.name !== info.name) {
       throw badRequest(`the name of the object (${String(decoded.metadata.name)}) does not match the name on the URL (${info.name})`);
     }
