@@ -24,8 +24,19 @@ export interface ReadOneOptions {
  * @throws StatusError 504 `Too large resource version` (Retry-After 1) when the store does not
  *   reach the revision in time; store errors pass through.
  */
-export async function readOne(store: Store, key: string, plan: GetPlan, opts: ReadOneOptions): Promise<Entry | undefined> {
-  if (plan.kind === "NotOlderThan") await waitForRevision(store, plan.revision, opts.clock, opts.waitMs);
+export function readOne(store: Store, key: string, plan: GetPlan, opts: ReadOneOptions): Promise<Entry | undefined> {
+  if (plan.kind === "NotOlderThan") return waitForRevision(store, plan.revision, opts.clock, opts.waitMs).then(() => readNewest(store, key, plan));
+  // Not an async function: the store's promise is handed back as it is, without the turns of
+  // the microtask queue an async function takes to adopt it (a GET's read is most of its awaits).
+  try {
+    return readNewest(store, key, plan);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
+/** The newest revision of `key`: from a watch cache when the store has one and `plan` allows a stale read. */
+function readNewest(store: Store, key: string, plan: GetPlan): Promise<Entry | undefined> {
   // Reads that may be stale come from a watch cache when the store has one.
   if (plan.kind !== "MostRecent" && hasCachedReads(store)) return store.getCached(key, plan.kind === "NotOlderThan" ? plan.revision : 0);
   return store.get(key);

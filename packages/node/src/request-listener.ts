@@ -315,9 +315,13 @@ function answer(server: RequestHandler, state: ListenerState, req: FrameworkRequ
     } catch (error) {
       handled = Promise.reject(error as Error);
     }
+    // One reaction to the answer (not a `then` that turns a rejection into a Status and another
+    // that writes it): a promise and a turn of the microtask queue fewer per request.
     handled
-      .then(undefined, (error: unknown) => statusResponse(toStatusError(error).status))
-      .then((response) => respond(req, res, response, request, state))
+      .then(
+        (response) => respond(req, res, response, request, state),
+        (error: unknown) => respond(req, res, statusResponse(toStatusError(error).status), request, state),
+      )
       .catch(() => failed(res));
   } catch {
     failed(res);

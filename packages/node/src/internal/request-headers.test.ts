@@ -60,3 +60,63 @@ describe("RequestHeaders", () => {
     expect([...lazy.keys()]).toEqual(["content-length", "content-type", "host", "set-cookie", "set-cookie", "x-many"]);
   });
 });
+
+describe("RequestHeaders.forEach", () => {
+  /** What `forEach` visits, as `name=value` lines. */
+  function visited(headers: Headers): string[] {
+    const seen: string[] = [];
+    headers.forEach((value, name, parent) => {
+      expect(parent).toBe(headers);
+      seen.push(`${name}=${value}`);
+    });
+    return seen;
+  }
+
+  it("visits what a filled Headers visits, without copying the raw pairs into it", () => {
+    const lists = [
+      raw,
+      [],
+      ["B", "1", "a", "2", "b", "3", "A", "4"],
+      ["Set-Cookie", "z=1", "Accept", "*/*", "set-cookie", "a=2", "SET-COOKIE", "m=3"],
+      ["x-Empty", "", "X-EMPTY", "", "x-latin", "caf\u00e9"],
+      ["Impersonate-Extra-Scopes", "view", "Impersonate-User", "jane", "Impersonate-Extra-Scopes", "edit"],
+    ];
+    for (const list of lists) {
+      const lazy = new RequestHeaders(list);
+      expect(visited(lazy)).toEqual(visited(appended(list)));
+      // A change after the visit still finds every raw pair.
+      lazy.set("x-after", "1");
+      expect([...lazy]).toEqual([...appended([...list, "x-after", "1"])]);
+    }
+  });
+
+  it("passes thisArg to the callback", () => {
+    const self = { seen: 0 };
+    new RequestHeaders(raw).forEach(function (this: typeof self) {
+      this.seen++;
+    }, self);
+    expect(self.seen).toBe([...appended(raw)].length);
+  });
+
+  it("visits pairs a Headers would change or refuse as the filled Headers does", () => {
+    const odd = ["x-a", " padded ", "x-b", "line\nbreak", "bad name", "v", "x-c", "wide\u0101", "x-d", "ok"];
+    expect(visited(new RequestHeaders(odd))).toEqual(["x-a=padded", "x-d=ok"]);
+  });
+
+  it("follows a change made by the callback as a Headers does", () => {
+    const list = ["b", "1", "a", "2", "c", "3"];
+    const visit = (headers: Headers) => {
+      const seen: string[] = [];
+      headers.forEach((_value, name) => {
+        seen.push(name);
+        if (name === "a") {
+          headers.delete("b");
+          headers.append("d", "4");
+        }
+      });
+      return seen;
+    };
+    expect(visit(new RequestHeaders(list))).toEqual(visit(appended(list)));
+    expect(visit(new RequestHeaders(list))).toEqual(["a", "c", "d"]);
+  });
+});

@@ -3,7 +3,7 @@
  * `resourceVersion=0` and the like), answered from the entry's cached JSON or as a Table.
  * @module
  */
-import { notFound } from "@orch/meta";
+import { notFound, type APIObject } from "@orch/meta";
 import { planRead, readOne } from "@orch/list";
 import type { APIResponse } from "../api-request.js";
 import { EncodedJSON } from "../responses.js";
@@ -20,7 +20,11 @@ export async function get(call: ResourceCall): Promise<APIResponse> {
   const plan = planRead("get", readParams(call.query), { domain: ctx.domain });
   const entry = await readOne(ctx.store, objectKey(served, call.namespace, info.name), plan, { clock: ctx.clock });
   if (!entry) throw notFound(served.qualifiedResource, info.name);
-  const object = presentObject(served, wireObject(entry));
-  if (call.negotiated.representation === "table") return call.encode(200, tableOf(call, [object], { resourceVersion: object.metadata.resourceVersion ?? "" }));
-  return call.encode(200, new EncodedJSON(presentJSON(served, entry), () => object));
+  if (call.negotiated.representation === "table") {
+    const object = presentObject(served, wireObject(entry));
+    return call.encode(200, tableOf(call, [object], { resourceVersion: object.metadata.resourceVersion ?? "" }));
+  }
+  // The object itself is only made (once) when an encoding other than the cached JSON asks for it.
+  let object: APIObject | undefined;
+  return call.encode(200, new EncodedJSON(presentJSON(served, entry), () => (object ??= presentObject(served, wireObject(entry)))));
 }
