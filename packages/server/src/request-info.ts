@@ -76,38 +76,38 @@ function isTrue(value: string | null): boolean {
  */
 export function resourceRequestInfo(method: string, parsed: ParsedURL): ResourceRequestInfo | undefined {
   const s = parsed.segments;
+  const n = s.length;
   let prefix: "api" | "apis";
   let group: string;
   let version: string;
-  let rest: string[];
-  if (s[0] === "api" && s.length >= 3) {
+  // Where the rest of the path (after the group version) begins; indexes, not slices.
+  let at: number;
+  if (s[0] === "api" && n >= 3) {
     prefix = "api";
     group = "";
     version = s[1] as string;
-    rest = s.slice(2);
-  } else if (s[0] === "apis" && s.length >= 4) {
+    at = 2;
+  } else if (s[0] === "apis" && n >= 4) {
     prefix = "apis";
     group = s[1] as string;
     version = s[2] as string;
-    rest = s.slice(3);
+    at = 3;
   } else {
     return undefined;
   }
   let namespace = "";
-  if (rest[0] === "namespaces" && rest.length > 1) {
-    namespace = rest[1] as string;
-    if (rest.length > 2 && !namespaceSubresources.has(rest[2] as string)) {
-      rest = rest.slice(2);
+  if (s[at] === "namespaces" && n - at > 1) {
+    namespace = s[at + 1] as string;
+    if (n - at > 2 && !namespaceSubresources.has(s[at + 2] as string)) {
+      at += 2;
       // `namespaces/<ns>/namespaces[/...]` names no route (namespaces are cluster-scoped): 404.
-      if (rest[0] === "namespaces") return undefined;
+      if (s[at] === "namespaces") return undefined;
     }
   }
-  if (rest.length === 0) return undefined;
-  const resource = rest[0] as string;
-  const name = rest[1] ?? "";
-  const subresource = rest[2] ?? "";
-  // What follows a sub-resource is its path (a proxy's); the REST layer refuses it for the others.
-  const subpath = rest.slice(3).join("/");
+  if (at >= n) return undefined;
+  const resource = s[at] as string;
+  const name = s[at + 1] ?? "";
+  const subresource = s[at + 2] ?? "";
   let verb: RequestVerb;
   switch (method) {
     case "GET":
@@ -129,5 +129,8 @@ export function resourceRequestInfo(method: string, parsed: ParsedURL): Resource
     default:
       return undefined;
   }
-  return { prefix, group, version, namespace, resource, name, subresource, verb, ...(subpath ? { subpath } : {}) };
+  const info: ResourceRequestInfo = { prefix, group, version, namespace, resource, name, subresource, verb };
+  // What follows a sub-resource is its path (a proxy's); the REST layer refuses it for the others.
+  if (n - at > 3) info.subpath = s.slice(at + 3).join("/");
+  return info;
 }

@@ -29,7 +29,14 @@ export function requestInfoOf(method: string, url: string): RequestInfo {
   const path = q === -1 ? url : url.slice(0, q);
   const upper = method.toUpperCase();
   const resource = resourceRequestInfo(upper, parsed);
-  if (resource) return { isResourceRequest: true, path, parsed, ...resource };
+  if (resource) {
+    // Completed in place, not spread into a new object: one object per request, not two.
+    const info = resource as ResourceRequestInfo & { isResourceRequest: true; path: string; parsed: ParsedURL };
+    info.isResourceRequest = true;
+    info.path = path;
+    info.parsed = parsed;
+    return info;
+  }
   // The reference reads HEAD as get, as for resources.
   return { isResourceRequest: false, path, parsed, verb: upper === "HEAD" ? "get" : upper.toLowerCase() };
 }
