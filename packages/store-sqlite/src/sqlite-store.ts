@@ -534,6 +534,9 @@ export class SqliteStore implements Store {
       this.#settle(batch, answer);
       if (this.#pending.length > 0 && !this.#flushScheduled) this.#flush();
     });
+    // While the commit thread works: the values become the entries' (frozen in place, as
+    // `EtcdStore` freezes them before its call), so settling the answer has less to do.
+    for (const { op } of batch) if (op.kind !== "delete") deepFreeze(op.value);
   }
 
   /** Resolves or rejects each write of a committed batch, then emits their events in order. */
@@ -552,14 +555,15 @@ export class SqliteStore implements Store {
       const revision = result[1];
       this.#rev = revision;
       if (result.length === 2) {
-        const entry = makeEntry(op.key, deepFreeze((op as { value: object }).value), revision, revision);
+        // The value was frozen when the batch was sent (see #flush).
+        const entry = makeEntry(op.key, (op as { value: object }).value, revision, revision);
         events.push(Object.freeze({ type: "create", entry }));
         return resolve(entry);
       }
       const [, , createRevision, prevRevision, prevJson] = result;
       const prev = decode(op.key, prevJson, createRevision, prevRevision);
       if (op.kind === "update") {
-        const entry = makeEntry(op.key, deepFreeze(op.value), createRevision, revision);
+        const entry = makeEntry(op.key, op.value, createRevision, revision);
         events.push(Object.freeze({ type: "update", entry, prev }));
         return resolve(entry);
       }
