@@ -59,6 +59,22 @@ describe("RequestHeaders", () => {
     expect(lazy.get("x-many")).toBe("a, b, c");
     expect([...lazy.keys()]).toEqual(["content-length", "content-type", "host", "set-cookie", "set-cookie", "x-many"]);
   });
+
+  it("deletes every pair of a name, of any case, and answers the rest as a Headers would", () => {
+    const lazy = new RequestHeaders([...raw, "Authorization", "Bearer x", "AUTHORIZATION", "Bearer y"]);
+    const full = appended([...raw, "Authorization", "Bearer x", "AUTHORIZATION", "Bearer y"]);
+    for (const headers of [lazy, full]) {
+      headers.delete("authorization");
+      headers.delete("x-many");
+      headers.delete("not-there");
+    }
+    for (const name of ["authorization", "x-many", "host", "accept", "set-cookie"])
+      expect([name, lazy.get(name), lazy.has(name)]).toEqual([name, full.get(name), full.has(name)]);
+    const seen: string[] = [];
+    lazy.forEach((value, name) => seen.push(`${name}=${value}`));
+    expect(seen).toEqual([...full].map(([name, value]) => `${name}=${value}`));
+    expect([...lazy]).toEqual([...full]);
+  });
 });
 
 describe("RequestHeaders.forEach", () => {

@@ -127,11 +127,17 @@ export class RequestHeaders extends Headers {
   }
 
   override delete(name: string): void {
-    // Deleting a header the request does not have changes nothing (the authentication stage
-    // deletes `Authorization` from every authenticated request).
-    if (this.#raw !== undefined && !this.has(name)) return;
-    this.#filled();
-    super.delete(name);
+    const raw = this.#raw;
+    if (raw === undefined) return super.delete(name);
+    // The pairs of other names are kept, still unread: the authentication stage deletes
+    // `Authorization` from every authenticated request, which must not copy all the others.
+    const lower = name.toLowerCase();
+    let kept: string[] | undefined;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      if (sameName(raw[i]!, lower)) kept ??= raw.slice(0, i);
+      else kept?.push(raw[i]!, raw[i + 1]!);
+    }
+    if (kept !== undefined) this.#raw = kept;
   }
 
   override getSetCookie(): string[] {
