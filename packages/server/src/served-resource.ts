@@ -115,9 +115,24 @@ export function presentObject(served: ServedResource, stored: APIObject): APIObj
   return served.version.fromStorage ? served.version.fromStorage(stored, served) : stored;
 }
 
-/** {@link wireJSON} in `served`'s version. */
+/** The JSON of entries converted to another version, by the version's served resource. */
+const presentedJSON = new WeakMap<Entry, Map<ServedResource, string>>();
+
+/**
+ * {@link wireJSON} in `served`'s version. A conversion (a pure function of the stored object
+ * and the served version) is serialised once per entry and version, as the storage version's is.
+ */
 export function presentJSON(served: ServedResource, entry: Entry): string {
-  return served.version.fromStorage ? JSON.stringify(served.version.fromStorage(wireObject(entry), served)) : wireJSON(entry);
+  const convert = served.version.fromStorage;
+  if (!convert) return wireJSON(entry);
+  let byServed = presentedJSON.get(entry);
+  let json = byServed?.get(served);
+  if (json === undefined) {
+    json = JSON.stringify(convert(wireObject(entry), served));
+    if (!byServed) presentedJSON.set(entry, (byServed = new Map()));
+    byServed.set(served, json);
+  }
+  return json;
 }
 
 /** A deep, mutable copy of a JSON value (for strategies that edit an object). */

@@ -90,6 +90,34 @@ describe("a kind stored as another resource (events v1)", () => {
     expect(event).toMatchObject({ type: "ADDED", object: { apiVersion: "events.k8s.io/v1", note: "Started container", regarding: { name: "pod-a" } } });
   });
 
+  it("answers the same converted JSON for an unchanged object, and the new one after a write through the other group", async () => {
+    const server = new APIServer({ domain: "k8s.io" });
+    const eventsV1 = "/apis/events.k8s.io/v1/namespaces/default/events";
+    const raw = async (url: string): Promise<string> => {
+      const res = await server.handle({ method: "GET", url, headers: new Headers({ accept: "application/json" }) });
+      expect(res.status).toBe(200);
+      return res.body as string;
+    };
+    const created = await call(server, "POST", coreEvents, {
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name: "pod-b.1" },
+      involvedObject: { kind: "Pod", name: "pod-b", namespace: "default" },
+      reason: "Started",
+      message: "first",
+      type: "Normal",
+    });
+    const first = await raw(`${eventsV1}/pod-b.1`);
+    expect(await raw(`${eventsV1}/pod-b.1`)).toBe(first);
+    expect(JSON.parse(first)).toMatchObject({ apiVersion: "events.k8s.io/v1", note: "first" });
+    const updated = await call(server, "PUT", `${coreEvents}/pod-b.1`, { ...created.json, message: "second" });
+    expect(updated.status).toBe(200);
+    const second = JSON.parse(await raw(`${eventsV1}/pod-b.1`)) as { note: string; metadata: { resourceVersion: string } };
+    expect(second).toMatchObject({ note: "second", metadata: { resourceVersion: updated.json.metadata.resourceVersion } });
+    const listed = JSON.parse(await raw(eventsV1)) as { items: { note: string }[] };
+    expect(listed.items.map((i) => i.note)).toEqual(["second"]);
+  });
+
   it("stores an events v1 Event as the core Event that /api/v1 reads, and keeps the strict rules for its writes", async () => {
     const server = new APIServer();
     const eventsV1 = "/apis/events.orch.io/v1/namespaces/default/events";
