@@ -156,6 +156,7 @@ export {
   type PatchStrategy,
 } from "./merge-markers.js";
 export { cloneJSON } from "./json-clone.js";
+export { hasNullMember } from "./json-null.js";
 export { jsonEqual } from "./json-equal.js";
 export { inStatusOrder } from "./status-order.js";
 export { depthExceeded, exceedsDepth, jsonTextDepth, maxJSONDepth } from "./json-depth.js";

@@ -8,6 +8,7 @@ import {
   FieldPath,
   badRequest,
   forbiddenField,
+  hasNullMember,
   invalid,
   invalidField,
   notSupportedField,
@@ -42,20 +43,6 @@ function versionOf(type: ResourceType, version: ResourceVersion | string): Resou
 
 function decodeError(kind: string, version: string, detail: string): StatusError {
   return badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${detail}`);
-}
-
-// Whether some object member below `value` is null (no allocation: most bodies have none).
-function hasNullMember(value: unknown): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  if (Array.isArray(value)) {
-    for (const item of value) if (hasNullMember(item)) return true;
-    return false;
-  }
-  for (const key in value) {
-    const member = (value as Record<string, unknown>)[key];
-    if (member === null || hasNullMember(member)) return true;
-  }
-  return false;
 }
 
 // Go's decoder treats null as "leave the zero value": drop null members of objects.

@@ -7,27 +7,13 @@
  * @module
  */
 import { isEncodedFieldsV1 } from "@orch/merge";
-import { normalizeTime, type ManagedFieldsEntry } from "@orch/meta";
+import { hasNullMember, normalizeTime, type ManagedFieldsEntry } from "@orch/meta";
 
 /** The members of a ManagedFieldsEntry, in the order the decoder writes them (its schema's). */
 const entryMembers = ["apiVersion", "fieldsType", "fieldsV1", "manager", "operation", "subresource", "time"] as const;
 
 function isPlainRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
-}
-
-// Whether some object member at or below `value` is null (what makes decoding drop members).
-function hasNullMember(value: unknown): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  if (Array.isArray(value)) {
-    for (const item of value) if (hasNullMember(item)) return true;
-    return false;
-  }
-  for (const key in value) {
-    const member = (value as Record<string, unknown>)[key];
-    if (member === null || hasNullMember(member)) return true;
-  }
-  return false;
 }
 
 // The decoder's copy of a FieldsV1 value: a new object with the same members (their values shared).
