@@ -65,10 +65,14 @@ export async function countStoredObjects(store: Store, served: ServedResource): 
   return page.entries.length + page.remaining;
 }
 
-/** What a client sees of one entry: its wire object, and that object's JSON once serialised. */
+/**
+ * What a client sees of one entry: its wire object, that object's JSON once serialised, and the
+ * JSON of its conversions to other served versions, by served resource, once each.
+ */
 interface Wire {
   object: APIObject;
   json: string | undefined;
+  presented: Map<ServedResource, string> | undefined;
 }
 
 // One cache entry per stored entry for both the object and its JSON: a WeakMap insertion costs
@@ -83,7 +87,7 @@ function wireOf(entry: Entry): Wire {
       ...value,
       metadata: Object.freeze(withResourceVersion(value.metadata, String(entry.modRevision))),
     }) as APIObject;
-    wire = { object, json: undefined };
+    wire = { object, json: undefined, presented: undefined };
     wireCache.set(entry, wire);
   }
   return wire;
@@ -115,9 +119,6 @@ export function presentObject(served: ServedResource, stored: APIObject): APIObj
   return served.version.fromStorage ? served.version.fromStorage(stored, served) : stored;
 }
 
-/** The JSON of entries converted to another version, by the version's served resource. */
-const presentedJSON = new WeakMap<Entry, Map<ServedResource, string>>();
-
 /**
  * {@link wireJSON} in `served`'s version. A conversion (a pure function of the stored object
  * and the served version) is serialised once per entry and version, as the storage version's is.
@@ -125,12 +126,11 @@ const presentedJSON = new WeakMap<Entry, Map<ServedResource, string>>();
 export function presentJSON(served: ServedResource, entry: Entry): string {
   const convert = served.version.fromStorage;
   if (!convert) return wireJSON(entry);
-  let byServed = presentedJSON.get(entry);
-  let json = byServed?.get(served);
+  const wire = wireOf(entry);
+  let json = wire.presented?.get(served);
   if (json === undefined) {
-    json = JSON.stringify(convert(wireObject(entry), served));
-    if (!byServed) presentedJSON.set(entry, (byServed = new Map()));
-    byServed.set(served, json);
+    json = JSON.stringify(convert(wire.object, served));
+    (wire.presented ??= new Map()).set(served, json);
   }
   return json;
 }
