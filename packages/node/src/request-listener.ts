@@ -151,7 +151,8 @@ function release(stream: AsyncIterable<string>): void {
 
 function writeComplete(res: ServerResponse, response: APIResponse, state: ListenerState): void {
   const headers = headerObject(response.headers);
-  const body = response.body;
+  // A body of parts (a LIST) is written as its parts, never read whole through `body`.
+  const body = response.bodyParts ?? response.body;
   // A text body goes out as text: node then sends the head and the body in one write.
   const bytes = body === undefined ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
   headers["content-length"] = String(bytes);

@@ -57,6 +57,13 @@ export interface APIResponse {
   headers: Headers;
   /** The complete body. */
   body?: Uint8Array | string;
+  /**
+   * The complete body as UTF-8 parts to write one after the other, never joined into one string
+   * (a JSON LIST: its framing and each item's cached bytes). When set, an adapter writes these
+   * and `byteLength` is the body's length; `body` is then the same bytes as text, joined only
+   * when something reads it. Setting `body` drops the parts.
+   */
+  bodyParts?: { readonly parts: readonly Uint8Array[]; readonly byteLength: number };
   /** A watch stream: each chunk is one `\n`-terminated JSON document, flushed as it comes. */
   stream?: AsyncIterable<string>;
 }

@@ -36,16 +36,77 @@ export class EncodedJSON {
   ) {}
 }
 
+/** A body as UTF-8 parts written one after the other (see {@link APIResponse.bodyParts}). */
+export type BodyParts = NonNullable<APIResponse["bodyParts"]>;
+
+/**
+ * A compact JSON body already serialised as UTF-8 parts (a LIST's framing and its items' cached
+ * bytes), with the value it stands for, for the representations that must re-encode. Plain JSON
+ * answers write the parts as they are: no per-answer string of the whole body.
+ */
+export class EncodedJSONParts {
+  /**
+   * @param parts the bytes of the compact JSON text of `value`, in order.
+   * @param text the same text as one string, for callers that read the body whole (in-process
+   *   clients, audit at `RequestResponse`); without it, the parts are decoded.
+   */
+  constructor(
+    readonly parts: BodyParts,
+    readonly value: () => unknown,
+    readonly text?: () => string,
+  ) {}
+}
+
+/** Whether `body` is already serialised JSON (as one text or as parts). */
+function isEncoded(body: unknown): body is EncodedJSON | EncodedJSONParts {
+  return body instanceof EncodedJSON || body instanceof EncodedJSONParts;
+}
+
+const decoder = new TextDecoder();
+
+/** The bytes of `parts`, copied into one array (for callers that want a parted body whole). */
+export function concatenatedParts(parts: BodyParts): Uint8Array<ArrayBuffer> {
+  const all = new Uint8Array(parts.byteLength);
+  let offset = 0;
+  for (const part of parts.parts) {
+    all.set(part, offset);
+    offset += part.byteLength;
+  }
+  return all;
+}
+
+/**
+ * A response whose body is `parts`: adapters write `bodyParts`; `body` is their text, joined on
+ * first read (audit at `RequestResponse`, in-process clients, tests). Assigning `body` replaces
+ * the body and drops the parts.
+ */
+function partsResponse(status: number, headers: Headers, encoded: EncodedJSONParts): APIResponse {
+  const parts = encoded.parts;
+  let text: string | undefined;
+  return {
+    status,
+    headers,
+    bodyParts: parts,
+    get body(): string {
+      return (text ??= encoded.text ? encoded.text() : decoder.decode(concatenatedParts(parts)));
+    },
+    set body(value: string | Uint8Array) {
+      delete this.bodyParts;
+      Object.defineProperty(this, "body", { value, writable: true, enumerable: true, configurable: true });
+    },
+  };
+}
+
 /** True for a Status (`kind: Status` of `v1`), which has an encoding of its own. */
 function isStatus(body: unknown): body is Status {
-  if (typeof body !== "object" || body === null || body instanceof EncodedJSON) return false;
+  if (typeof body !== "object" || body === null || isEncoded(body)) return false;
   const { kind, apiVersion } = body as { kind?: unknown; apiVersion?: unknown };
   return kind === "Status" && apiVersion === "v1";
 }
 
 /** The object `body` stands for, when it is one of a kind with a protobuf codec. */
 function protobufObject(body: unknown): { apiVersion: string; kind: string } | undefined {
-  const value = body instanceof EncodedJSON ? body.value() : body;
+  const value = isEncoded(body) ? body.value() : body;
   if (typeof value !== "object" || value === null) return undefined;
   const { apiVersion, kind } = value as { apiVersion?: unknown; kind?: unknown };
   if (typeof apiVersion !== "string" || typeof kind !== "string" || !hasProtobufCodec(apiVersion, kind)) return undefined;
@@ -70,6 +131,7 @@ export function encodeResponse(status: number, body: unknown, options: EncodeOpt
   const yaml = options.negotiated?.representation === "yaml";
   headers.set("Content-Type", yaml ? "application/yaml" : (options.negotiated?.contentType ?? "application/json"));
   addWarnings(headers, options.warnings);
+  if (body instanceof EncodedJSONParts && !yaml && !options.pretty) return partsResponse(status, headers, body);
   let text: string;
   if (body instanceof EncodedJSON && !yaml && !options.pretty) text = body.json;
   else if (isStatus(body) && !yaml) {
@@ -77,7 +139,7 @@ export function encodeResponse(status: number, body: unknown, options: EncodeOpt
     const status = inStatusOrder(body);
     text = options.pretty ? `${JSON.stringify(status, null, 2)}\n` : `${JSON.stringify(status)}\n`;
   } else {
-    const value = body instanceof EncodedJSON ? body.value() : body;
+    const value = isEncoded(body) ? body.value() : body;
     text = yaml ? stringifyYAML(value) : options.pretty ? `${JSON.stringify(value, null, 2)}\n` : JSON.stringify(value);
   }
   return { status, headers, body: text };

@@ -6,7 +6,7 @@
 import { badRequest, internalError, requestEntityTooLarge } from "@orch/meta";
 import type { APIRequest, APIResponse } from "./api-request.js";
 import { normalizeBasePath, outsideBasePath, stripBasePath } from "./base-path.js";
-import { errorResponse } from "./responses.js";
+import { concatenatedParts, errorResponse } from "./responses.js";
 
 /** Options of `APIServer.fetch`. */
 export interface FetchOptions {
@@ -74,7 +74,10 @@ async function readRequestBody(request: Request, limit: number): Promise<Uint8Ar
 }
 
 function toResponse(res: APIResponse, head: boolean): Response {
-  const body = head || res.body === undefined ? null : typeof res.body === "string" ? res.body : new Uint8Array(res.body);
+  if (head) return new Response(null, { status: res.status, headers: res.headers });
+  // A body of parts (a LIST) is copied once into one array of bytes, never joined as text.
+  if (res.bodyParts) return new Response(concatenatedParts(res.bodyParts), { status: res.status, headers: res.headers });
+  const body = res.body === undefined ? null : typeof res.body === "string" ? res.body : new Uint8Array(res.body);
   return new Response(body, { status: res.status, headers: res.headers });
 }
 

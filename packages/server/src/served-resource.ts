@@ -73,7 +73,12 @@ interface Wire {
   object: APIObject;
   json: string | undefined;
   presented: Map<ServedResource, string> | undefined;
+  /** The UTF-8 bytes of `json`, and of the conversions, for list bodies written as parts. */
+  bytes: Uint8Array | undefined;
+  presentedBytes: Map<ServedResource, Uint8Array> | undefined;
 }
+
+const encoder = new TextEncoder();
 
 // One cache entry per stored entry for both the object and its JSON: a WeakMap insertion costs
 // about as much as a small object's serialisation, so reads and writes make one, not two.
@@ -87,7 +92,7 @@ function wireOf(entry: Entry): Wire {
       ...value,
       metadata: Object.freeze(withResourceVersion(value.metadata, String(entry.modRevision))),
     }) as APIObject;
-    wire = { object, json: undefined, presented: undefined };
+    wire = { object, json: undefined, presented: undefined, bytes: undefined, presentedBytes: undefined };
     wireCache.set(entry, wire);
   }
   return wire;
@@ -133,6 +138,22 @@ export function presentJSON(served: ServedResource, entry: Entry): string {
     (wire.presented ??= new Map()).set(served, json);
   }
   return json;
+}
+
+/**
+ * The UTF-8 bytes of {@link presentJSON}, encoded once per entry and version: a LIST writes its
+ * items' bytes one after the other instead of joining their texts into one large string per answer.
+ * Shared between answers; callers must not modify them.
+ */
+export function presentBytes(served: ServedResource, entry: Entry): Uint8Array {
+  const wire = wireOf(entry);
+  if (!served.version.fromStorage) return (wire.bytes ??= encoder.encode(wireJSON(entry)));
+  let bytes = wire.presentedBytes?.get(served);
+  if (bytes === undefined) {
+    bytes = encoder.encode(presentJSON(served, entry));
+    (wire.presentedBytes ??= new Map()).set(served, bytes);
+  }
+  return bytes;
 }
 
 /** A deep, mutable copy of a JSON value (for strategies that edit an object). */

@@ -23,6 +23,33 @@ const text = "aé€😀".repeat(Math.ceil((1 << 20) / 5));
 /** 1 MiB of bytes that are not valid UTF-8, as a protobuf body may be. */
 const bytes = Uint8Array.from({ length: (1 << 20) + 7 }, (_, i) => (i * 2654435761) >>> 24);
 
+/**
+ * A response whose body is `parts`, with a `body` that throws when read: the adapter must write
+ * the parts as they are, never the body joined.
+ */
+function parted(parts: Uint8Array[]): APIResponse {
+  return {
+    status: 200,
+    headers: new Headers({ "content-type": "application/json" }),
+    bodyParts: { parts, byteLength: parts.reduce((n, p) => n + p.byteLength, 0) },
+    get body(): string {
+      throw new Error("the body of parts was read whole");
+    },
+  };
+}
+
+/**
+ * Parts like a LIST's, of text with 2-, 3- and 4-byte characters: small ones, one larger than
+ * two slices, and an empty one, so that slice boundaries fall inside parts and characters.
+ */
+const listLike = [
+  Buffer.from('{"items":['),
+  ...Array.from({ length: 400 }, (_, i) => Buffer.from(`${i === 0 ? "" : ","}{"n":${i},"v":"${"é€😀".repeat(i % 50)}"}`)),
+  Buffer.from(`,"${"a€".repeat(sliceBytes)}"`),
+  new Uint8Array(0),
+  Buffer.from("]}"),
+];
+
 let pki: { ca: Issued; serving: Issued };
 beforeAll(async () => {
   const ca = await selfSignedCA("CN=slices-ca");
@@ -92,6 +119,24 @@ describe.each([
     expect(gotBytes.headers["content-length"]).toBe(String(bytes.byteLength));
     expect(gotBytes.headers["content-type"]).toBe("application/vnd.kubernetes.protobuf");
     expect(gotBytes.body.equals(Buffer.from(bytes))).toBe(true);
+  });
+
+  it("writes a body of parts byte for byte with their summed Content-Length, without joining it", async () => {
+    const whole = Buffer.concat(listLike);
+    expect(whole.byteLength).toBeGreaterThan(4 * sliceBytes);
+    const small = [Buffer.from('{"items":['), Buffer.from('{"n":"é"}'), Buffer.from(","), Buffer.from('{"n":"😀"}'), Buffer.from("]}")];
+    const s = await start(
+      fake((req) => parted(req.url === "/large" ? listLike : small)),
+      tls,
+    );
+    const [large, few, head] = await Promise.all([fetchRaw(s.url, "/large"), fetchRaw(s.url, "/small"), fetchRaw(s.url, "/large", "HEAD")]);
+    expect(large.status).toBe(200);
+    expect(large.headers["content-length"]).toBe(String(whole.byteLength));
+    expect(large.body.equals(whole)).toBe(true);
+    expect(few.headers["content-length"]).toBe(String(Buffer.concat(small).byteLength));
+    expect(few.body.toString()).toBe('{"items":[{"n":"é"},{"n":"😀"}]}');
+    expect(head.headers["content-length"]).toBe(String(whole.byteLength));
+    expect(head.body.byteLength).toBe(0);
   });
 
   it("answers a HEAD with the body's Content-Length and no body", async () => {

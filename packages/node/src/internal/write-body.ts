@@ -5,10 +5,20 @@
  * at once holds the loop for about a millisecond, and every request whose bytes arrive meanwhile
  * waits behind it. Between two slices the loop reads what arrived, so a GET is answered while a
  * LIST's body is still being written, and waits for at most one slice however many bodies are
- * being written.
+ * being written. A body made of parts (a LIST's framing and its items' cached bytes) is never
+ * joined whole: each slice is copied from the consecutive parts it covers.
  * @module
  */
 import type { ServerResponse } from "node:http";
+
+/** A body as UTF-8 parts written one after the other, and its length in bytes. */
+export interface BodyParts {
+  readonly parts: readonly Uint8Array[];
+  readonly byteLength: number;
+}
+
+/** What {@link endWithBody} writes. */
+export type Body = string | Uint8Array | BodyParts;
 
 /**
  * The most bytes of large bodies written in one turn of the event loop. A body up to this size
@@ -17,10 +27,14 @@ import type { ServerResponse } from "node:http";
  */
 export const sliceBytes = 64 * 1024;
 
-/** A large body being written: the response, the body, and where its next slice begins. */
+/**
+ * A large body being written: the response, the body, and where its next slice begins (for
+ * parts: in part `part`, at byte `start` of it).
+ */
 interface Slicing {
   readonly res: ServerResponse;
-  readonly body: string | Uint8Array;
+  readonly body: string | Uint8Array | readonly Uint8Array[];
+  part: number;
   start: number;
   readonly failed: (res: ServerResponse) => void;
 }
@@ -39,9 +53,18 @@ let scheduled = false;
  * turns of the event loop. When the client goes away, the remaining slices are dropped; `failed`
  * is called if a write throws.
  */
-export function endWithBody(res: ServerResponse, body: string | Uint8Array | undefined, bytes: number, failed: (res: ServerResponse) => void): void {
-  if (body === undefined || bytes <= sliceBytes || res.req.method === "HEAD") res.end(body);
-  else enqueue({ res, body, start: 0, failed }, false);
+export function endWithBody(res: ServerResponse, body: Body | undefined, bytes: number, failed: (res: ServerResponse) => void): void {
+  if (body === undefined || res.req.method === "HEAD") res.end();
+  else if (typeof body === "string" || body instanceof Uint8Array) {
+    if (bytes <= sliceBytes) res.end(body);
+    else enqueue({ res, body, part: 0, start: 0, failed }, false);
+  } else if (bytes <= sliceBytes) res.end(joined(body.parts, bytes));
+  else enqueue({ res, body: body.parts, part: 0, start: 0, failed }, false);
+}
+
+/** `parts` as one chunk of `bytes` bytes (the part itself when there is one). */
+function joined(parts: readonly Uint8Array[], bytes: number): Uint8Array {
+  return parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts, bytes);
 }
 
 /** Queues `slicing` (first when it is already under way) and asks for a turn if none is. */
@@ -74,15 +97,46 @@ function writeNextSlice(): void {
   }
 }
 
+/**
+ * The next slice of a body of parts: the rest of the current part and the parts after it, up to
+ * {@link sliceBytes} (a part larger than that is cut); moves `slicing` past it.
+ */
+function partsSlice(slicing: Slicing, parts: readonly Uint8Array[]): Uint8Array {
+  const pieces: Uint8Array[] = [];
+  let size = 0;
+  while (size < sliceBytes && slicing.part < parts.length) {
+    const part = parts[slicing.part] as Uint8Array;
+    const take = Math.min(part.byteLength - slicing.start, sliceBytes - size);
+    pieces.push(slicing.start === 0 && take === part.byteLength ? part : part.subarray(slicing.start, slicing.start + take));
+    size += take;
+    slicing.start += take;
+    if (slicing.start >= part.byteLength) {
+      slicing.part++;
+      slicing.start = 0;
+    }
+  }
+  return joined(pieces, size);
+}
+
+/** The next slice of `slicing`'s body, and whether it is the last. */
+function nextSlice(slicing: Slicing): { slice: string | Uint8Array; last: boolean } {
+  const { body, start } = slicing;
+  if (typeof body !== "string" && !(body instanceof Uint8Array)) {
+    const slice = partsSlice(slicing, body);
+    return { slice, last: slicing.part >= body.length };
+  }
+  const end = sliceEnd(body, start);
+  slicing.start = end;
+  return { slice: typeof body === "string" ? body.slice(start, end) : body.subarray(start, end), last: end >= body.length };
+}
+
 function writeSlice(slicing: Slicing): void {
-  const { res, body, start } = slicing;
+  const res = slicing.res;
   try {
     // The client went away: 'close' was emitted, nothing more to write.
     if (res.destroyed) return;
-    const end = sliceEnd(body, start);
-    const slice = typeof body === "string" ? body.slice(start, end) : body.subarray(start, end);
-    slicing.start = end;
-    if (end >= body.length) res.end(slice);
+    const { slice, last } = nextSlice(slicing);
+    if (last) res.end(slice);
     else if (res.write(slice)) enqueue(slicing, true);
     // Taken once the socket took the bytes: often in this very turn, the kernel taking them at
     // once; the next slice still waits for a turn of its own.

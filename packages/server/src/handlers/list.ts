@@ -1,21 +1,25 @@
 /**
  * LIST of a collection of stored objects: one chunk through `@orch/list` (limit, continue,
- * resourceVersion semantics), filtered by the selectors, answered as JSON joined from each
- * entry's cached JSON (no re-serialisation), or as a Table.
+ * resourceVersion semantics), filtered by the selectors, answered as JSON made of each entry's
+ * cached JSON bytes, written as parts (no re-serialisation, no joined copy), or as a Table.
  * @module
  */
 import { listChunk, planRead } from "@orch/list";
 import type { APIResponse } from "../api-request.js";
-import { EncodedJSON } from "../responses.js";
-import { collectionPrefix, presentJSON, presentObject, wireObject } from "../served-resource.js";
+import { EncodedJSONParts, type BodyParts } from "../responses.js";
+import { collectionPrefix, presentBytes, presentJSON, presentObject, wireObject } from "../served-resource.js";
 import { listKind, tableOf, type ResourceCall } from "./handler-context.js";
 import { readParams, selection } from "./request-options.js";
 
+const encoder = new TextEncoder();
+const comma = encoder.encode(",");
+const tail = encoder.encode("]}");
+
 /**
- * `head`, the items separated by commas, then `tail`, as one flat string. A single `join` copies
- * each character once; `head + items.join(",") + tail` makes a string of parts that is copied
- * again, whole, the first time it is read (to count or encode its bytes): for a list of hundreds
- * of objects that second copy is a good part of the time it takes to answer.
+ * `head`, the items separated by commas, then `tail`, as one flat string (for callers that read
+ * a list body whole, such as in-process clients). A single `join` copies each character once;
+ * `head + items.join(",") + tail` makes a string of parts that is copied again, whole, the first
+ * time it is read.
  */
 function joinItems(head: string, items: string[], tail: string): string {
   const last = items.length - 1;
@@ -23,6 +27,28 @@ function joinItems(head: string, items: string[], tail: string): string {
   items[0] = head + (items[0] as string);
   items[last] = (items[last] as string) + tail;
   return items.join(",");
+}
+
+/**
+ * The body `head`, the items separated by commas, then `]}`, as parts: each item is its entry's
+ * cached bytes, so answering makes no allocation the size of the body. Joining the items' texts
+ * instead made one string of hundreds of KiB per LIST, which V8 puts in its large-object space
+ * and frees only in a full collection: under a flood of LISTs that space grew by hundreds of MB
+ * between collections, and encoding each string to UTF-8 again to write it cost more CPU than
+ * the rest of the LIST.
+ */
+function listParts(head: string, items: readonly Uint8Array[]): BodyParts {
+  const first = encoder.encode(head);
+  const parts: Uint8Array[] = [first];
+  let byteLength = first.byteLength + tail.byteLength + Math.max(0, items.length - 1) * comma.byteLength;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as Uint8Array;
+    if (i > 0) parts.push(comma);
+    parts.push(item);
+    byteLength += item.byteLength;
+  }
+  parts.push(tail);
+  return { parts, byteLength };
 }
 
 /**
@@ -55,11 +81,22 @@ export async function list(call: ResourceCall): Promise<APIResponse> {
   }
   const kind = listKind(served);
   const head = `{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(served.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
-  const json = joinItems(
+  const parts = listParts(
     head,
-    chunk.entries.map((e) => presentJSON(served, e)),
-    "]}",
+    chunk.entries.map((e) => presentBytes(served, e)),
   );
   const items = () => chunk.entries.map((e) => presentObject(served, wireObject(e)));
-  return call.encode(200, new EncodedJSON(json, () => ({ kind, apiVersion: served.apiVersion, metadata, items: items() })));
+  return call.encode(
+    200,
+    new EncodedJSONParts(
+      parts,
+      () => ({ kind, apiVersion: served.apiVersion, metadata, items: items() }),
+      () =>
+        joinItems(
+          head,
+          chunk.entries.map((e) => presentJSON(served, e)),
+          "]}",
+        ),
+    ),
+  );
 }
