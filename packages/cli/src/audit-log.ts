@@ -6,7 +6,7 @@
  */
 import { open, readdir, readFile, rename, stat, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { fanOutSink, parseAuditPolicy, type AuditEvent, type AuditPolicy, type AuditSink, type MetricsRecorder } from "@orch/server";
+import { fanOutSink, parseAuditPolicy, writeAuditEventJSON, type AuditEvent, type AuditPolicy, type AuditSink, type MetricsRecorder } from "@orch/server";
 import type { AuditFlags } from "./audit-flags.js";
 import { loadAuditWebhook } from "./audit-webhook.js";
 
@@ -106,7 +106,7 @@ export class AuditLogWriter implements AuditSink {
         this.dropped++;
         continue;
       }
-      this.#enqueue(JSON.stringify(event));
+      this.#enqueue(event);
       this.#queued++;
     }
     // Events of the next few milliseconds go out in the same write: one system call for many
@@ -129,20 +129,32 @@ export class AuditLogWriter implements AuditSink {
   }
 
   /**
-   * Copies `json` and a newline into the last buffer of the queue, or a new one when they do not
-   * fit (the newline is written as a byte: a string joined to it would be copied once more).
+   * Writes `event` as one JSON line into the last buffer of the queue, or a new one when it does
+   * not fit: its UTF-8 bytes are written there directly (no string of it is made), and a line
+   * longer than a buffer gets one of its own.
    */
-  #enqueue(json: string): void {
-    let chunk = this.#queue[this.#queue.length - 1];
-    const room = chunk ? chunk.bytes.length - chunk.used : 0;
-    // A UTF-16 unit takes at most 3 bytes of UTF-8: most lines fit without being measured.
-    const bytes = json.length * 3 + 1 <= room ? 0 : Buffer.byteLength(json) + 1;
-    if (!chunk || bytes > room) {
-      chunk = { bytes: bytes <= chunkBytes ? (this.#spare.pop() ?? Buffer.allocUnsafe(chunkBytes)) : Buffer.allocUnsafe(bytes), used: 0 };
-      this.#queue.push(chunk);
+  #enqueue(event: AuditEvent): void {
+    const last = this.#queue[this.#queue.length - 1];
+    // One byte is kept for the newline.
+    if (last && this.#line(event, last)) return;
+    const chunk: Chunk = { bytes: this.#spare.pop() ?? Buffer.allocUnsafe(chunkBytes), used: 0 };
+    if (!this.#line(event, chunk)) {
+      this.#spare.push(chunk.bytes);
+      const json = JSON.stringify(event);
+      chunk.bytes = Buffer.allocUnsafe(Buffer.byteLength(json) + 1);
+      chunk.used = chunk.bytes.write(json, 0);
+      chunk.bytes[chunk.used++] = 0x0a;
     }
-    chunk.used += chunk.bytes.write(json, chunk.used);
-    chunk.bytes[chunk.used++] = 0x0a;
+    this.#queue.push(chunk);
+  }
+
+  /** Writes `event` and a newline at the end of `chunk`; false (and `chunk` unchanged) when they do not fit. */
+  #line(event: AuditEvent, chunk: Chunk): boolean {
+    const end = writeAuditEventJSON(event, chunk.bytes, chunk.used, chunk.bytes.length - 1);
+    if (end < 0) return false;
+    chunk.bytes[end] = 0x0a;
+    chunk.used = end + 1;
+    return true;
   }
 
   /**

@@ -38,6 +38,7 @@ export {
   type AuditSink,
   type AuditStage,
 } from "./audit/event.js";
+export { writeAuditEventJSON } from "./audit/event-bytes.js";
 export {
   AuditPolicyError,
   auditPolicyVersions,
