@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AuditPolicyError } from "./policy.js";
-import { evaluatePolicy, parseAuditPolicy, ruleMatches, type AuditAttributes, type AuditPolicyRule } from "./policy.js";
+import { evaluatePolicy, parseAuditPolicy, policyDecision, ruleMatches, type AuditAttributes, type AuditPolicyRule } from "./policy.js";
 
 const alice = { name: "alice", groups: ["dev", "system:authenticated"] };
 const get = (over: Partial<AuditAttributes> = {}): AuditAttributes => ({
@@ -88,6 +88,28 @@ describe("evaluatePolicy", () => {
     expect(evaluatePolicy({ rules: [rule({ level: "Request", resources: [{ group: "", resources: ["secrets"] }] })] }, secret).level).toBe("Request");
     expect(evaluatePolicy({ rules: [rule({ level: "None" })] }, secret).level).toBe("None");
     expect(evaluatePolicy({ rules: [rule({ level: "RequestResponse" })] }, get({ resource: "configmaps" })).level).toBe("RequestResponse");
+  });
+});
+
+describe("policyDecision", () => {
+  it("decides as evaluatePolicy, sharing one frozen decision per rule across requests", () => {
+    const policy = { omitStages: ["RequestReceived" as const], rules: [rule({ level: "None", users: ["bob"] }), rule({ level: "Request" })] };
+    const first = policyDecision(policy, get());
+    expect(first).toEqual(evaluatePolicy(policy, get()));
+    expect(policyDecision(policy, get({ name: "other" }))).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.omitStages)).toBe(true);
+    expect(policyDecision(policy, get({ user: { name: "bob", groups: [] } }))).toEqual({ level: "None", omitStages: ["RequestReceived"] });
+    expect(policyDecision({ rules: [] }, get())).toEqual({ level: "None", omitStages: [] });
+  });
+
+  it("caps a secret at Metadata with the rule's stages, and follows a level or stages changed between requests", () => {
+    const policy = { rules: [rule({ level: "RequestResponse", omitStages: ["Panic" as const] })] };
+    expect(policyDecision(policy, get({ resource: "secrets" }))).toEqual({ level: "Metadata", omitStages: ["Panic"] });
+    expect(policyDecision(policy, get())).toEqual({ level: "RequestResponse", omitStages: ["Panic"] });
+    policy.rules[0]!.level = "Request";
+    expect(policyDecision(policy, get()).level).toBe("Request");
+    policy.rules[0]!.omitStages = [];
+    expect(policyDecision(policy, get()).omitStages).toEqual([]);
   });
 });
 

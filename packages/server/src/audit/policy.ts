@@ -120,24 +120,63 @@ function namesExplicitly(rule: AuditPolicyRule, group: string, resource: string)
  * `Metadata` unless the matching rule names that resource explicitly.
  */
 export function evaluatePolicy(policy: AuditPolicy, a: AuditAttributes): AuditDecision {
-  const rule = policy.rules.find((r) => ruleMatches(r, a));
-  if (!rule) return { level: "None", omitStages: [] };
-  let level = rule.level;
-  const sensitive = a.resourceRequest && sensitiveResources.some((s) => s.group === (a.apiGroup ?? "") && s.resource === a.resource);
-  if (sensitive && (level === "Request" || level === "RequestResponse") && !namesExplicitly(rule, a.apiGroup ?? "", a.resource ?? "")) level = "Metadata";
-  return { level, omitStages: omittedStages(policy, rule) };
+  const decision = policyDecision(policy, a);
+  return { level: decision.level, omitStages: [...decision.omitStages] };
 }
 
-/** The merged omitted stages of a rule, kept while the policy's and the rule's lists stay the same arrays. */
-const mergedStages = new WeakMap<AuditPolicyRule, { policy: AuditStage[] | undefined; rule: AuditStage[] | undefined; merged: AuditStage[] }>();
+/** A decision shared by every request a rule decides the same way: read it, never change it. */
+export interface SharedAuditDecision {
+  /** The level the request is recorded at. */
+  readonly level: AuditLevel;
+  /** The stages not recorded: the policy's and the matching rule's. */
+  readonly omitStages: readonly AuditStage[];
+}
 
-/** The stages `policy` and its `rule` omit, merged once per rule rather than once per request. */
-function omittedStages(policy: AuditPolicy, rule: AuditPolicyRule): AuditStage[] {
-  const cached = mergedStages.get(rule);
-  if (cached && cached.policy === policy.omitStages && cached.rule === rule.omitStages) return [...cached.merged];
-  const merged = [...new Set([...(policy.omitStages ?? []), ...(rule.omitStages ?? [])])];
-  mergedStages.set(rule, { policy: policy.omitStages, rule: rule.omitStages, merged });
-  return [...merged];
+/** No rule matched: nothing is recorded. */
+const unmatched: SharedAuditDecision = Object.freeze({ level: "None", omitStages: Object.freeze([]) as readonly AuditStage[] });
+
+/** The decisions of a rule (as given, and capped at `Metadata` for a sensitive resource), kept while the policy's and the rule's stage lists and level stay the same. */
+interface RuleDecisions {
+  policyStages: AuditStage[] | undefined;
+  ruleStages: AuditStage[] | undefined;
+  level: AuditLevel;
+  asGiven: SharedAuditDecision;
+  capped: SharedAuditDecision;
+}
+
+const ruleDecisions = new WeakMap<AuditPolicyRule, RuleDecisions>();
+
+/**
+ * {@link evaluatePolicy} without allocating: the decision of a rule is made once and shared
+ * (frozen) by every request it decides, as the audit stage asks on every request.
+ */
+export function policyDecision(policy: AuditPolicy, a: AuditAttributes): SharedAuditDecision {
+  let rule: AuditPolicyRule | undefined;
+  for (const r of policy.rules) {
+    if (ruleMatches(r, a)) {
+      rule = r;
+      break;
+    }
+  }
+  if (!rule) return unmatched;
+  let decisions = ruleDecisions.get(rule);
+  if (!decisions || decisions.policyStages !== policy.omitStages || decisions.ruleStages !== rule.omitStages || decisions.level !== rule.level) {
+    const omitStages = Object.freeze([...new Set([...(policy.omitStages ?? []), ...(rule.omitStages ?? [])])]);
+    const level = rule.level;
+    const capped: AuditLevel = level === "Request" || level === "RequestResponse" ? "Metadata" : level;
+    decisions = {
+      policyStages: policy.omitStages,
+      ruleStages: rule.omitStages,
+      level,
+      asGiven: Object.freeze({ level, omitStages }),
+      capped: Object.freeze({ level: capped, omitStages }),
+    };
+    ruleDecisions.set(rule, decisions);
+  }
+  if (decisions.capped.level === decisions.level || !a.resourceRequest) return decisions.asGiven;
+  const group = a.apiGroup ?? "";
+  const sensitive = sensitiveResources.some((s) => s.group === group && s.resource === a.resource);
+  return sensitive && !namesExplicitly(rule, group, a.resource ?? "") ? decisions.capped : decisions.asGiven;
 }
 
 /** The apiVersions a Policy may have for `domain`: `audit.<domain>/v1` (and `audit.k8s.io/v1`). */

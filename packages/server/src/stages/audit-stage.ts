@@ -19,7 +19,7 @@ import {
   type AuditUserInfo,
 } from "../audit/event.js";
 import { randomAuditID } from "../audit/audit-id.js";
-import { evaluatePolicy, type AuditAttributes, type AuditPolicy } from "../audit/policy.js";
+import { policyDecision, type AuditAttributes, type AuditPolicy } from "../audit/policy.js";
 import type { MetricsRecorder } from "../metrics.js";
 import { errorResponse } from "../responses.js";
 import { attempt, type Handler, type ServerRequest, type Stage } from "./stage.js";
@@ -316,7 +316,7 @@ export function auditStages(options: AuditStageOptions): AuditStages {
   /** The audit record of `request`, or `undefined` when the policy records nothing. */
   const begin = (request: ServerRequest): RequestAudit | undefined => {
     const attributes = attributesOf(request);
-    const decision = evaluatePolicy(options.policy, attributes);
+    const decision = policyDecision(options.policy, attributes);
     if (decision.level === "None") return undefined;
     const received = microTime(clock.now());
     // At Metadata the body is not parsed here: a create's name comes from its handler, which decodes it.
