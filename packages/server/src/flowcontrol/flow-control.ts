@@ -185,6 +185,26 @@ export class FlowControl {
     });
   }
 
+  /**
+   * The seats of {@link acquire} when they are given at once (an `Exempt` level, or free seats
+   * and nothing waiting), without a promise, with the same metrics recorded; `undefined` when the
+   * request would wait or be refused: call {@link acquire} for it then.
+   */
+  admitNow(classification: Classification, work: RequestWork = {}): FlowAdmission | undefined {
+    const entry = this.#queueSets.get(classification.priorityLevel.metadata.name ?? "");
+    const metrics = this.#options.metrics;
+    if (!entry) {
+      metrics.flowControlDispatched(labelsOf(classification));
+      return exemptAdmission;
+    }
+    const admission = entry.set.admitNow(this.#flowKey(classification.flowSchema.metadata.name ?? "", classification.distinguisher), work);
+    if (!admission) return undefined;
+    const labels = labelsOf(classification);
+    metrics.flowControlWaited(labels, true, 0);
+    metrics.flowControlDispatched(labels);
+    return admission;
+  }
+
   /** The flow keys made so far, by FlowSchema name and distinguisher (dropped past 4,096 of a schema, then made again as they come). */
   readonly #flowKeys = new Map<string, Map<string, string>>();
 

@@ -42,6 +42,27 @@ describe("QueueSet", () => {
     expect(set.executing).toBe(1);
   });
 
+  it("admits at once without a promise while seats are free and nothing waits, and leaves the rest to acquire", async () => {
+    const { set } = queued(2);
+    const first = set.admitNow("a");
+    expect(first?.ok).toBe(true);
+    expect(set.admitNow("b", { width: 2 })).toBeUndefined(); // one seat left
+    expect(set.executing).toBe(1);
+    let waiting: Admission | undefined;
+    void set.acquire("b", undefined, { width: 2 }).then((a) => (waiting = a));
+    await flush();
+    expect(set.waiting).toBe(1);
+    expect(set.admitNow("c")).toBeUndefined(); // a seat is free, but a request waits: none is let past it
+    first?.release();
+    await flush();
+    expect(waiting?.ok).toBe(true);
+    expect(set.seatsInUse).toBe(2);
+    const reject = new QueueSet({ seats: 1, clock: new FakeClock(), maxQueueWaitMs: 15_000 });
+    expect(reject.admitNow("a")?.ok).toBe(true);
+    expect(reject.admitNow("a")).toBeUndefined();
+    expect(await reject.acquire("a")).toEqual({ ok: false, reason: "concurrency-limit", waitedMs: 0 });
+  });
+
   it("dispatches a light flow before the backlog of a heavy flow drains", async () => {
     // One queue per flow (hand size 1): the heavy flow's backlog is in one queue, the light flow's in another.
     const { set } = queued(1, 64, 1);

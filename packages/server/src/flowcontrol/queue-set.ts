@@ -221,6 +221,28 @@ export class QueueSet {
   }
 
   /**
+   * The seats of {@link acquire} when they are given at once (nothing waits and they are free),
+   * without a promise: most requests are admitted so, and a promise and its reaction per request
+   * are CPU time on the server's one thread. `undefined` when the request would wait or be
+   * refused: {@link acquire} then queues or refuses it.
+   */
+  admitNow(flowKey: string, work: RequestWork = {}): (Admission & { ok: true }) | undefined {
+    const seats = Math.max(1, Math.floor(work.width ?? 1));
+    const queuing = this.#queuing;
+    let queue: Queue;
+    if (!queuing) {
+      if (!this.#fits(seats)) return undefined;
+      queue = this.#queues[0] as Queue;
+    } else {
+      if (this.#waiting !== 0 || !this.#fits(seats)) return undefined;
+      queue = this.#shortest(this.#handOf(flowKey, queuing.handSize));
+    }
+    this.#advance();
+    this.#activate(queue);
+    return this.#start(queue, seats, work.startsLater === true, 0);
+  }
+
+  /**
    * Asks for `width` seats (at least 1) for a request of flow `flowKey` (the flow schema's name
    * and the distinguisher). Resolves at once when nothing waits and they are free; a `Reject`
    * level refuses `concurrency-limit` otherwise; a `Queue` level puts the request in the queue
@@ -231,22 +253,13 @@ export class QueueSet {
    * need one).
    */
   acquire(flowKey: string, signalOf?: () => AbortSignal | undefined, work: RequestWork = {}): Promise<Admission> {
+    const admitted = this.admitNow(flowKey, work);
+    if (admitted) return Promise.resolve(admitted);
     const seats = Math.max(1, Math.floor(work.width ?? 1));
     const startsLater = work.startsLater === true;
     const queuing = this.#queuing;
-    if (!queuing) {
-      if (!this.#fits(seats)) return Promise.resolve({ ok: false, reason: "concurrency-limit", waitedMs: 0 });
-      this.#advance();
-      const only = this.#queues[0] as Queue;
-      this.#activate(only);
-      return Promise.resolve(this.#start(only, seats, startsLater, 0));
-    }
+    if (!queuing) return Promise.resolve({ ok: false, reason: "concurrency-limit", waitedMs: 0 });
     const queue = this.#shortest(this.#handOf(flowKey, queuing.handSize));
-    if (this.#waiting === 0 && this.#fits(seats)) {
-      this.#advance();
-      this.#activate(queue);
-      return Promise.resolve(this.#start(queue, seats, startsLater, 0));
-    }
     if (queue.waiting.length >= queuing.queueLengthLimit) return Promise.resolve({ ok: false, reason: "queue-full", waitedMs: 0 });
     const signal = signalOf?.();
     if (signal?.aborted) return Promise.resolve({ ok: false, reason: "cancelled", waitedMs: 0 });
@@ -305,7 +318,7 @@ export class QueueSet {
    * Dispatches a request `width` seats wide of `queue` (already active, R advanced): its
    * estimated work is charged to the queue; it runs now, or when it begins (`startsLater`).
    */
-  #start(queue: Queue, width: number, startsLater: boolean, waitedMs: number): Admission {
+  #start(queue: Queue, width: number, startsLater: boolean, waitedMs: number): Admission & { ok: true } {
     this.#executing++;
     this.#seatsInUse += width;
     queue.executing++;

@@ -59,6 +59,33 @@ describe("withPriorityAndFairness", () => {
     expect((await pipeline(request(alice))).status).toBe(200);
   });
 
+  it("runs a request whose seats are free at once, with the metrics of a dispatch that did not wait", async () => {
+    const recorded: string[] = [];
+    const metrics = {
+      ...noopMetrics,
+      flowControlDispatched: (l: { priority_level: string; flow_schema: string }) => recorded.push(`dispatched ${l.priority_level}/${l.flow_schema}`),
+      flowControlWaited: (l: { priority_level: string }, execute: boolean, seconds: number) =>
+        recorded.push(`waited ${l.priority_level} ${execute} ${seconds}`),
+    };
+    const clock = new FakeClock();
+    const input = { domain: "orch.io", clock, store: new MemoryStore({ clock }), objects: undefined as never, served: () => undefined, log: () => undefined };
+    const flowControl = new FlowControl(input, { serverConcurrencyLimit: 4, maxQueueWaitMs: 1000, metrics });
+    const handled: string[] = [];
+    const pipeline = chain([withRequestInfo, withPriorityAndFairness(flowControl, "orch.io")], (r) => {
+      handled.push(r.url);
+      return Promise.resolve({ status: 200, headers: new Headers(), body: "{}" });
+    });
+    const answer = pipeline(request(alice));
+    // Admitted without waiting for a promise of its seats: the handler already runs.
+    expect(handled).toEqual(["/api/v1/namespaces/default/configmaps"]);
+    const response = await answer;
+    expect(response.headers.has("X-Orch-PF-PriorityLevel-UID")).toBe(true);
+    expect(recorded).toEqual(["waited catch-all true 0", "dispatched catch-all/catch-all"]);
+    recorded.length = 0;
+    await pipeline(request(admin));
+    expect(recorded).toEqual(["dispatched exempt/exempt"]);
+  });
+
   it("starts a request that goes through many objects on a turn of its own, holding its seats until it has run", async () => {
     const flowControl = mandatoryOnly(10);
     const estimates: number[] = [];

@@ -67,7 +67,7 @@ function workOf(request: ServerRequest): WorkDigest {
  * request wait for all of them.
  */
 export function withPriorityAndFairness(
-  flowControl: Pick<FlowControl, "classify" | "acquire" | "estimate">,
+  flowControl: Pick<FlowControl, "classify" | "acquire" | "estimate"> & Partial<Pick<FlowControl, "admitNow">>,
   domain: string,
   turns: LoopTurns = new LoopTurns(),
 ): Stage {
@@ -114,9 +114,11 @@ export function withPriorityAndFairness(
       const work = flowControl.estimate(classification, workOf(request));
       // A request that goes through more objects than one seat's worth holds the loop long enough to take a turn of its own.
       const takesTurn = work.objects > objectsPerSeat;
-      return flowControl
-        .acquire(classification, () => request.signal, { width: work.seats, startsLater: takesTurn })
-        .then((admission) => run(request, next, classification, admission, takesTurn));
+      const asked = { width: work.seats, startsLater: takesTurn };
+      // Most requests find their seats free: admitted at once, they wait for no promise of it.
+      const admitted = flowControl.admitNow?.(classification, asked);
+      if (admitted) return Promise.resolve(run(request, next, classification, admitted, takesTurn));
+      return flowControl.acquire(classification, () => request.signal, asked).then((admission) => run(request, next, classification, admission, takesTurn));
     } catch (error) {
       return Promise.reject(error as Error);
     }
