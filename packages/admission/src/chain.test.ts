@@ -1,4 +1,4 @@
-import { configMapType } from "@orch/resources";
+import { configMapType, podType } from "@orch/resources";
 import { badRequest } from "@orch/meta";
 import { describe, expect, it } from "vitest";
 import { AdmissionChain, type AdmissionObservation } from "./chain.js";
@@ -81,5 +81,92 @@ describe("AdmissionChain", () => {
       },
     ]);
     await expect(plain.admit(write())).rejects.toMatchObject({ code: 403, reason: "Forbidden", message: 'configmaps "c" is forbidden: not today' });
+  });
+
+  it("does not call a plugin for a resource it does not handle, yet reports it as passing, and asks once per resource", async () => {
+    const seen: string[] = [];
+    const asked: string[] = [];
+    const observed: AdmissionObservation[] = [];
+    const chain = new AdmissionChain(
+      [
+        {
+          name: "pods-only",
+          handlesResource: (group, resource) => {
+            asked.push(`${group}/${resource}`);
+            return group === "" && resource === "pods";
+          },
+          admit: () => void seen.push("admit pods-only"),
+          validate: () => void seen.push("validate pods-only"),
+        },
+        { name: "all", admit: () => void seen.push("admit all") },
+      ],
+      { observe: (o) => void observed.push(o), now: () => 0 },
+    );
+    await chain.admit(write());
+    await chain.admit(write());
+    await chain.validate(write());
+    expect(seen).toEqual(["admit all", "admit all"]);
+    expect(observed.filter((o) => o.kind === "controller").map((o) => `${o.type} ${o.name} ${o.rejected}`)).toEqual([
+      "admit pods-only false",
+      "admit all false",
+      "admit pods-only false",
+      "admit all false",
+      "validate pods-only false",
+    ]);
+    // Once per phase and operation for configmaps.
+    expect(asked).toEqual(["/configmaps", "/configmaps"]);
+    const pod = attributesFor({ operation: "CREATE", type: podType, object: { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" } } });
+    await chain.admit(pod);
+    expect(seen).toEqual(["admit all", "admit all", "admit pods-only", "admit all"]);
+  });
+
+  it("runs synchronous and asynchronous steps in order, awaiting only the asynchronous ones, and reports a late refusal", async () => {
+    const seen: string[] = [];
+    const observed: AdmissionObservation[] = [];
+    let t = 0;
+    const chain = new AdmissionChain(
+      [
+        { name: "sync-1", admit: () => void seen.push("sync-1") },
+        {
+          name: "async-1",
+          admit: async () => {
+            await Promise.resolve();
+            seen.push("async-1");
+          },
+        },
+        { name: "sync-2", admit: () => void seen.push("sync-2") },
+        {
+          name: "async-2",
+          admit: async () => {
+            await Promise.resolve();
+            seen.push("async-2");
+          },
+        },
+        { name: "sync-3", admit: () => void seen.push("sync-3") },
+        {
+          name: "late-no",
+          validate: async () => {
+            await Promise.resolve();
+            throw new Error("late");
+          },
+        },
+        { name: "after", validate: () => void seen.push("after") },
+      ],
+      { observe: (o) => void observed.push(o), now: () => (t += 1000) },
+    );
+    await chain.admit(write());
+    expect(seen).toEqual(["sync-1", "async-1", "sync-2", "async-2", "sync-3"]);
+    expect(observed.map((o) => `${o.kind} ${o.name} ${o.seconds}`)).toEqual([
+      "controller sync-1 1",
+      "controller async-1 1",
+      "controller sync-2 1",
+      "controller async-2 1",
+      "controller sync-3 1",
+      "step  11",
+    ]);
+    observed.length = 0;
+    await expect(chain.validate(write())).rejects.toMatchObject({ code: 403, message: 'configmaps "c" is forbidden: late' });
+    expect(seen).not.toContain("after");
+    expect(observed.map((o) => `${o.kind} ${o.name} ${o.rejected}`)).toEqual(["controller late-no true", "step  true"]);
   });
 });

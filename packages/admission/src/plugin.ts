@@ -19,6 +19,14 @@ export interface AdmissionPlugin {
   readonly name: string;
   /** The operations the plugin looks at; every operation when absent. */
   readonly operations?: readonly Operation[];
+  /**
+   * Whether the plugin looks at writes of `group`/`resource` at all; every resource when absent.
+   * The chain asks once per resource and operation and, for a resource refused here, does not call
+   * the plugin's steps (they would return at once without effect); the plugin is still reported to
+   * the chain's observer as having passed the write. Every step of the plugin must return at once,
+   * changing nothing, for a resource refused here.
+   */
+  handlesResource?(group: string, resource: string): boolean;
   /** The mutating step. */
   admit?(attrs: AdmissionAttributes): void | Promise<void>;
   /** The validating step. */

@@ -28,6 +28,32 @@ describe("resolveAdmissionPlugins", () => {
 });
 
 describe("buildAdmissionPlugins", () => {
+  it("builds default plugins that name the resources they look at, so a write of another kind does not call them", () => {
+    const plugins = buildAdmissionPlugins(defaultAdmissionPlugins, { services: fakeServices() });
+    const looking = (group: string, resource: string) => plugins.filter((p) => p.handlesResource?.(group, resource) !== false).map((p) => p.name);
+    expect(looking("", "configmaps")).toEqual(["NamespaceLifecycle", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota"]);
+    expect(looking("", "pods")).toEqual([
+      "NamespaceLifecycle",
+      "LimitRanger",
+      "ServiceAccount",
+      "PodSecurity",
+      "Priority",
+      "RuntimeClass",
+      "MutatingAdmissionWebhook",
+      "ValidatingAdmissionWebhook",
+      "ResourceQuota",
+    ]);
+    expect(looking("apps", "deployments")).toContain("PodSecurity");
+    expect(looking("", "namespaces")).toContain("PodSecurity");
+    expect(looking("", "nodes")).toContain("TaintNodesByCondition");
+    expect(looking("", "persistentvolumeclaims")).toEqual(
+      expect.arrayContaining(["LimitRanger", "StorageObjectInUseProtection", "PersistentVolumeClaimResize"]),
+    );
+    expect(looking("", "persistentvolumes")).toContain("StorageObjectInUseProtection");
+    expect(looking("scheduling.orch.io", "priorityclasses")).toContain("Priority");
+    expect(looking("certificates.orch.io", "certificatesigningrequests")).toContain("CertificateSubjectRestriction");
+  });
+
   it("builds the named plugins in the fixed order and puts an embedder's plugins before the webhooks and the quota", () => {
     const own = { name: "Mine" };
     const plugins = buildAdmissionPlugins(["ResourceQuota", own, "ValidatingAdmissionWebhook", "NamespaceLifecycle"], { services: fakeServices() });

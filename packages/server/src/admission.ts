@@ -199,7 +199,8 @@ export function serverAdmission(input: ServerAdmissionInput): ServerAdmission {
   const metrics = input.metrics;
   const chain = new AdmissionChain(
     plugins,
-    metrics ? { observe: ({ kind, name, type, operation, rejected, seconds }) => metrics.admission(kind, { name, type, operation, rejected, seconds }) } : {},
+    // The observation is the measurement (its extra `kind` member aside): no copy per plugin call.
+    metrics ? { observe: (observation) => metrics.admission(observation.kind, observation) } : {},
   );
   const imageReviewer = plugins.find(isImageReviewer);
   return {

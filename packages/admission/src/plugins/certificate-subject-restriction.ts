@@ -38,6 +38,7 @@ export const certificateSubjectRestriction: PluginFactory = ({ services }) => {
   return {
     name: "CertificateSubjectRestriction",
     operations: ["CREATE"],
+    handlesResource: (g, resource) => g === group && resource === "certificatesigningrequests",
     validate(attrs) {
       const csr = attrs.object;
       if (!csr || !isResource(attrs, group, "certificatesigningrequests")) return;

@@ -244,6 +244,7 @@ export const limitRanger: PluginFactory = ({ services }) => {
   const plugin: AdmissionPlugin = {
     name: "LimitRanger",
     operations: ["CREATE", "UPDATE"],
+    handlesResource: (_group, resource) => resource === "pods" || resource === "persistentvolumeclaims",
     async admit(attrs) {
       if (attrs.resource.resource !== "pods") return;
       const object = attrs.object;

@@ -53,6 +53,7 @@ export const persistentVolumeClaimResize: PluginFactory = ({ services }) => {
   const plugin: AdmissionPlugin = {
     name: "PersistentVolumeClaimResize",
     operations: ["UPDATE"],
+    handlesResource: (group, resource) => group === "" && resource === "persistentvolumeclaims",
     ready: () => classes.ready(),
     async validate(attrs: AdmissionAttributes) {
       if (!isResource(attrs, "", "persistentvolumeclaims")) return;

@@ -291,6 +291,7 @@ export const podSecurity: PluginFactory = (ctx: PluginContext): AdmissionPlugin 
   return {
     name: "PodSecurity",
     operations: ["CREATE", "UPDATE"],
+    handlesResource: (group, resource) => (group === "" && (resource === "pods" || resource === "namespaces")) || templateResources.has(`${group}/${resource}`),
     ready: () => admission.namespaces.ready(),
     validate: (attrs) => admission.validate(attrs),
   };

@@ -123,6 +123,7 @@ export const priority: PluginFactory = ({ services }) => {
   const plugin: AdmissionPlugin = {
     name: "Priority",
     operations: ["CREATE", "UPDATE"],
+    handlesResource: (g, resource) => (g === "" && resource === "pods") || (g === group && resource === "priorityclasses"),
     ready: () => all.ready(),
     async admit(attrs: AdmissionAttributes) {
       const pod = attrs.object;

@@ -83,6 +83,7 @@ export const runtimeClass: PluginFactory = ({ services }) => {
   const plugin: AdmissionPlugin = {
     name: "RuntimeClass",
     operations: ["CREATE"],
+    handlesResource: (group, resource) => group === "" && resource === "pods",
     ready: () => classes.ready(),
     async admit(attrs: AdmissionAttributes) {
       const pod = podOf(attrs);

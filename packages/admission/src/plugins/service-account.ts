@@ -125,6 +125,11 @@ function mirrorViolation(spec: Fields): string | undefined {
 class ServiceAccountPlugin implements AdmissionPlugin {
   readonly name = "ServiceAccount";
   readonly operations = ["CREATE", "UPDATE"] as const;
+
+  /** Only pods (and their `ephemeralcontainers`) are looked at. */
+  handlesResource(group: string, resource: string): boolean {
+    return group === "" && resource === "pods";
+  }
   readonly #names: Names;
   readonly #accounts: CachedLookup;
 

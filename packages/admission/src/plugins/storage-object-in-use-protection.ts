@@ -28,6 +28,7 @@ export const storageObjectInUseProtection: PluginFactory = ({ services }) => {
   const plugin: AdmissionPlugin = {
     name: "StorageObjectInUseProtection",
     operations: ["CREATE"],
+    handlesResource: (group, resource) => group === "" && (resource === "persistentvolumeclaims" || resource === "persistentvolumes"),
     admit(attrs: AdmissionAttributes) {
       if (!attrs.object) return;
       if (isResource(attrs, "", "persistentvolumeclaims")) addFinalizer(attrs.object, pvcFinalizer);

@@ -20,6 +20,7 @@ export const taintNodesByCondition: PluginFactory = ({ services }) => {
   return {
     name: "TaintNodesByCondition",
     operations: ["CREATE"],
+    handlesResource: (group, resource) => group === "" && resource === "nodes",
     admit(attrs) {
       if (attrs.resource.group !== "" || attrs.resource.resource !== "nodes" || attrs.subresource !== "") return;
       const node = attrs.object;
