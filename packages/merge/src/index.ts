@@ -37,6 +37,7 @@ export {
   fieldManagerMaxLength,
   isResetManagedFields,
   updateManagedFields,
+  updatedManagedFields,
   validateFieldManager,
   type JSONObject,
   type ManagedWriteResult,

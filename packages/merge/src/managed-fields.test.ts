@@ -4,10 +4,12 @@ import {
   defaultFieldManager,
   encodeManagedFields,
   isResetManagedFields,
+  updatedManagedFields,
   updateManagedFields,
   validateFieldManager,
   type JSONObject,
 } from "./managed-fields.js";
+import { managerKey } from "./internal/ownership.js";
 import { widgetSchema } from "./testdata/apply/schemas.js";
 import { typeInfoOf } from "./type-info.js";
 
@@ -89,6 +91,33 @@ describe("updateManagedFields", () => {
     ]);
   });
 
+  it("answers the entries alone (updatedManagedFields) as updateManagedFields sets them, without copying the object", () => {
+    const next = w({ replicas: 1 });
+    const first = updateManagedFields({ live: undefined, next, manager: "m", apiVersion: "v1", now: 0, typeInfo: t });
+    expect(updatedManagedFields({ live: undefined, next, manager: "m", apiVersion: "v1", now: 0, typeInfo: t })).toEqual(first.managedFields);
+    expect(first.managedFields.length).toBe(1);
+    const changed = w({ replicas: 2 });
+    expect(updatedManagedFields({ live: first.object, next: changed, manager: "other", apiVersion: "v1", now: 1000, typeInfo: t })).toEqual(
+      updateManagedFields({ live: first.object, next: changed, manager: "other", apiVersion: "v1", now: 1000, typeInfo: t }).managedFields,
+    );
+    expect(next).toEqual(w({ replicas: 1 }));
+  });
+
+  it("puts the entries last in metadata, on its own copy, leaving the caller's object and its old entries alone", () => {
+    const first = updateManagedFields({ live: undefined, next: w({ replicas: 1 }), manager: "m", apiVersion: "v1", now: 0, typeInfo: t });
+    const oldEntries = (first.object["metadata"] as JSONObject)["managedFields"];
+    const next: JSONObject = { ...first.object, spec: { replicas: 3 } };
+    const second = updateManagedFields({ live: first.object, next, manager: "other", apiVersion: "v1", now: 1000, typeInfo: t });
+    const meta = second.object["metadata"] as JSONObject;
+    expect(Object.keys(meta)).toEqual(["name", "managedFields"]);
+    expect(meta["managedFields"]).toBe(second.managedFields);
+    // "other" took the only field "m" owned.
+    expect(second.managedFields.map((e) => e.manager)).toEqual(["other"]);
+    expect(next["metadata"]).toBe(first.object["metadata"]);
+    expect((next["metadata"] as JSONObject)["managedFields"]).toBe(oldEntries);
+    expect(oldEntries).toHaveLength(1);
+  });
+
   it("leaves managedFields as they were when nothing changed", () => {
     const first = updateManagedFields({ live: undefined, next: w({ replicas: 1 }), manager: "m", apiVersion: "v1", now: 0, typeInfo: t });
     const second = updateManagedFields({ live: first.object, next: w({ replicas: 1 }), manager: "other", apiVersion: "v1", now: 5000, typeInfo: t });
@@ -124,5 +153,18 @@ describe("updateManagedFields", () => {
     expect(isResetManagedFields([{}])).toBe(true);
     expect(isResetManagedFields([])).toBe(false);
     expect(isResetManagedFields([{}, {}])).toBe(false);
+  });
+});
+
+describe("managerKey", () => {
+  it("is the JSON of [manager, operation, update API version, sub-resource], whatever the strings hold", () => {
+    for (const manager of ["kubectl", "", 'a"b', "\\u2028 \n é", "x".repeat(130)]) {
+      for (const subresource of [undefined, "", "status", 'sc"ale']) {
+        expect(managerKey({ manager, operation: "Update", apiVersion: "apps/v1", subresource })).toBe(
+          JSON.stringify([manager, "Update", "apps/v1", subresource ?? ""]),
+        );
+        expect(managerKey({ manager, operation: "Apply", apiVersion: "apps/v1", subresource })).toBe(JSON.stringify([manager, "Apply", "", subresource ?? ""]));
+      }
+    }
   });
 });

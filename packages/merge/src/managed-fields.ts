@@ -119,10 +119,13 @@ const operationOrder = (op: string) => (op === "Apply" ? 0 : 1);
  * manager did not change is returned as it was stored.
  */
 export function encodeManagedFields(managers: Managers): ManagedFieldsEntry[] {
-  const out: ManagedFieldsEntry[] = [];
+  // Sized up front: the list is kept with every stored object, and one grown by `push` keeps room
+  // for 17 entries whatever it holds.
+  const out = new Array<ManagedFieldsEntry>(managers.size);
+  let i = 0;
   for (const m of managers.values()) {
     if (m.entry) {
-      out.push(m.entry);
+      out[i++] = m.entry;
       continue;
     }
     const e: ManagedFieldsEntry = { manager: m.manager, operation: m.operation, apiVersion: m.apiVersion };
@@ -130,20 +133,23 @@ export function encodeManagedFields(managers: Managers): ManagedFieldsEntry[] {
     e.fieldsType = "FieldsV1";
     e.fieldsV1 = m.encoded ?? (m.encoded = encodeFieldsV1(m.fields));
     if (m.subresource) e.subresource = m.subresource;
-    out.push(e);
+    out[i++] = e;
   }
-  return out.sort((p, q) => {
-    if (p.operation !== q.operation) return operationOrder(p.operation ?? "") - operationOrder(q.operation ?? "");
-    const pt = p.time ?? "";
-    const qt = q.time ?? "";
-    if (pt !== qt) return pt < qt ? -1 : 1;
-    for (const k of ["manager", "apiVersion", "subresource"] as const) {
-      const a = p[k] ?? "";
-      const b = q[k] ?? "";
-      if (a !== b) return a < b ? -1 : 1;
-    }
-    return 0;
-  });
+  return out.length > 1 ? out.sort(compareEntries) : out;
+}
+
+/** The reference's order of managedFields entries: applies before updates, then by time, manager, API version and sub-resource. */
+function compareEntries(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
+  if (p.operation !== q.operation) return operationOrder(p.operation ?? "") - operationOrder(q.operation ?? "");
+  const pt = p.time ?? "";
+  const qt = q.time ?? "";
+  if (pt !== qt) return pt < qt ? -1 : 1;
+  for (const k of ["manager", "apiVersion", "subresource"] as const) {
+    const a = p[k] ?? "";
+    const b = q[k] ?? "";
+    if (a !== b) return a < b ? -1 : 1;
+  }
+  return 0;
 }
 
 /** Whether `managedFields` asks for ownership to be cleared: a list holding one empty entry. */
@@ -221,15 +227,35 @@ function managersOfUpdate(live: JSONObject | undefined, next: JSONObject, subres
  * a valid list replaces them. Never conflicts.
  */
 export function updateManagedFields(options: UpdateManagedFieldsOptions): ManagedWriteResult {
+  const next = options.next;
+  const nextS = withoutManagedFields(next);
+  const managedFields = recordedManagedFields(options, nextS);
+  if (nextS !== next && managedFields.length > 0) {
+    // `nextS` and its metadata are this call's own copies, without managedFields: they take the
+    // entries last, where `withManagedFields` would put them in another copy.
+    (nextS["metadata"] as Record<string, unknown>)["managedFields"] = managedFields;
+    return { object: nextS, managedFields };
+  }
+  return { object: withManagedFields(nextS, managedFields), managedFields };
+}
+
+/**
+ * The `managedFields` {@link updateManagedFields} would set on its object, without making that
+ * object (a create needs only the entries: the object it stores is made later).
+ */
+export function updatedManagedFields(options: UpdateManagedFieldsOptions): ManagedFieldsEntry[] {
+  return recordedManagedFields(options, withoutManagedFields(options.next));
+}
+
+/** The update step of {@link updateManagedFields} on `nextS` (`options.next` without its `managedFields`): the encoded entries. */
+function recordedManagedFields(options: UpdateManagedFieldsOptions, nextS: JSONObject): ManagedFieldsEntry[] {
   const { live, next, manager, apiVersion, subresource, now, typeInfo, ignoredFields } = options;
   const managers = managersOfUpdate(live, next, subresource);
   reconcileManagers(managers, typeInfo);
   const liveS = live ? withoutManagedFields(live) : {};
-  const nextS = withoutManagedFields(next);
   recordUpdate(managers, liveS, nextS, { manager, apiVersion, subresource, now, typeInfo, ignoredFields });
   capUpdateManagers(managers);
-  const managedFields = encodeManagedFields(managers);
-  return { object: withManagedFields(nextS, managedFields), managedFields };
+  return encodeManagedFields(managers);
 }
 
 /** The update step on decoded managers (shared with apply's `before-first-apply`). */

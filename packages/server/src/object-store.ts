@@ -20,12 +20,13 @@ import {
   notFound,
   type APIObject,
   type FieldError,
+  type ManagedFieldsEntry,
   type Status,
 } from "@orch/meta";
 import { actionKindOf, validateObjectMeta, validateObjectMetaUpdate } from "@orch/resources";
 import type { ActionSubresource, StrategyContext } from "@orch/resources";
 import type { AdmissionAttributes, AdmissionChain, Operation } from "@orch/admission";
-import { typeInfoOf, updateManagedFields, type JSONObject, type TypeNode } from "@orch/merge";
+import { typeInfoOf, updatedManagedFields, updateManagedFields, type JSONObject, type TypeNode, type UpdateManagedFieldsOptions } from "@orch/merge";
 import { deepFreeze, type Clock, type Entry, type Store } from "@orch/store";
 import { isNoOpWrite, sameExcept } from "./no-op-write.js";
 import { inWireOrder, withResourceVersion } from "./wire-order.js";
@@ -454,7 +455,17 @@ export class ObjectStore {
   /** Records the write's field ownership in `metadata.managedFields` (an Update entry), unless apply did. */
   private track(served: ServedResource, live: APIObject | undefined, next: APIObject, opts: WriteOptions): APIObject {
     if (opts.applied) return next;
-    const result = updateManagedFields({
+    return updateManagedFields(this.ownership(served, live, next, opts)).object as APIObject;
+  }
+
+  /** The `managedFields` a create of `next` records (its Update entry), without the copy of `next` that carries them. */
+  private createdOwnership(served: ServedResource, next: APIObject, opts: WriteOptions): ManagedFieldsEntry[] {
+    return updatedManagedFields(this.ownership(served, undefined, next, opts));
+  }
+
+  /** What the field manager records a write of `next` over `live` with. */
+  private ownership(served: ServedResource, live: APIObject | undefined, next: APIObject, opts: WriteOptions): UpdateManagedFieldsOptions {
+    return {
       live: live as JSONObject | undefined,
       next: next as JSONObject,
       manager: opts.fieldManager ?? "unknown",
@@ -462,8 +473,7 @@ export class ObjectStore {
       subresource: opts.subresource || undefined,
       now: this.clock.now(),
       typeInfo: storedTypeInfo(served),
-    });
-    return result.object as APIObject;
+    };
   }
 
   private invalid(served: ServedResource, name: string, errors: FieldError[]): never {
@@ -506,7 +516,7 @@ export class ObjectStore {
     // A status the create drops (below) is nobody's, as the reference's reset fields.
     const dropsStatus = served.type.subresources?.includes("status") === true && !strategy?.statusOnCreate;
     const requested = dropsStatus && input.status !== undefined ? withoutStatus(input) : input;
-    const owned = opts.applied ? undefined : this.track(served, undefined, requested, opts).metadata.managedFields;
+    const owned = opts.applied ? undefined : this.createdOwnership(served, requested, opts);
     // Mutating admission sees the defaulted object; what the server owns is set after it.
     const attrs = await this.admit(served, this.describe("CREATE", meta.namespace ?? "", input, undefined, opts));
     const object = attrs?.object ?? input;

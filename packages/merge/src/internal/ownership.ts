@@ -30,7 +30,18 @@ export type Managers = Map<string, ManagerState>;
  * (an applier keeps one identity across versions, as in the reference).
  */
 export function managerKey(m: { manager: string; operation: "Apply" | "Update"; apiVersion: string; subresource?: string | undefined }): string {
-  return JSON.stringify([m.manager, m.operation, m.operation === "Update" ? m.apiVersion : "", m.subresource ?? ""]);
+  const version = m.operation === "Update" ? m.apiVersion : "";
+  const subresource = m.subresource ?? "";
+  // The JSON of the array below, built without the array: a string's JSON is the same inside it.
+  if (
+    typeof m.manager === "string" &&
+    typeof version === "string" &&
+    typeof subresource === "string" &&
+    (m.operation === "Update" || m.operation === "Apply")
+  ) {
+    return `[${JSON.stringify(m.manager)},"${m.operation}",${JSON.stringify(version)},${JSON.stringify(subresource)}]`;
+  }
+  return JSON.stringify([m.manager, m.operation, version, subresource]);
 }
 
 /** How the reference prints a manager in conflicts: `"name"`, `"name" using v1`, `... with subresource "status"`. */
