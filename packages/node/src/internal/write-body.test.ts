@@ -67,11 +67,21 @@ async function start(handler: RequestHandler, tls: boolean): Promise<ServedServe
   return served;
 }
 
-function fetchRaw(url: string, path: string, method = "GET"): Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }> {
+/** A request's answer, read whole; when `readAfter` is given, the body is read only once it settles. */
+function fetchRaw(
+  url: string,
+  path: string,
+  method = "GET",
+  readAfter?: Promise<void>,
+): Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }> {
   const send = url.startsWith("https:") ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = send(url + path, { method, agent: false, ca: pki.ca.cert }, (res) => {
       const chunks: Buffer[] = [];
+      if (readAfter) {
+        res.pause();
+        void readAfter.then(() => res.resume());
+      }
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
       res.on("error", reject);
@@ -137,6 +147,40 @@ describe.each([
     expect(few.body.toString()).toBe('{"items":[{"n":"é"},{"n":"😀"}]}');
     expect(head.headers["content-length"]).toBe(String(whole.byteLength));
     expect(head.body.byteLength).toBe(0);
+  });
+
+  it("writes bodies of parts together to clients that read at once and to clients that wait, each byte for byte", async () => {
+    // Distinct bodies of many small parts, each slice copied into a slice buffer that is used again:
+    // the waiting clients' bodies are larger than what their connections hold, so their slices stay
+    // queued while the other bodies are written, and a buffer used again before its socket took
+    // its bytes would put one body's bytes into another.
+    const bodies = Array.from({ length: 4 }, (_, b) => [
+      Buffer.from('{"items":['),
+      ...Array.from({ length: 6000 }, (_, i) =>
+        Buffer.from(`${i === 0 ? "" : ","}{"b":${b},"n":${i},"v":"${String.fromCharCode(0x61 + b).repeat(1000 + ((i * 7) % 300))}€"}`),
+      ),
+      Buffer.from("]}"),
+    ]);
+    const s = await start(
+      fake((req) => parted(bodies[Number(req.url?.slice(1))] ?? [])),
+      tls,
+    );
+    let readersDone = () => {};
+    const readFirst = new Promise<void>((resolve) => (readersDone = resolve));
+    const late = [fetchRaw(s.url, "/1", "GET", readFirst), fetchRaw(s.url, "/3", "GET", readFirst)];
+    const early = await Promise.all([fetchRaw(s.url, "/0"), fetchRaw(s.url, "/2")]);
+    readersDone();
+    const [one, three] = await Promise.all(late);
+    const fetched = [early[0], one, early[1], three];
+    // Once more: the bodies are now copied into slice buffers given back by the first round.
+    const again = await Promise.all(bodies.map((_, b) => fetchRaw(s.url, `/${b}`)));
+    for (const [b, body] of bodies.entries()) {
+      const whole = Buffer.concat(body);
+      expect(whole.byteLength).toBeGreaterThan(6 << 20);
+      expect(fetched[b]?.headers["content-length"]).toBe(String(whole.byteLength));
+      expect(fetched[b]?.body.equals(whole)).toBe(true);
+      expect(again[b]?.body.equals(whole)).toBe(true);
+    }
   });
 
   it("answers a HEAD with the body's Content-Length and no body", async () => {

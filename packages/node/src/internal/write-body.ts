@@ -6,7 +6,8 @@
  * waits behind it. Between two slices the loop reads what arrived, so a GET is answered while a
  * LIST's body is still being written, and waits for at most one slice however many bodies are
  * being written. A body made of parts (a LIST's framing and its items' cached bytes) is never
- * joined whole: each slice is copied from the consecutive parts it covers.
+ * joined whole: each slice is copied from the consecutive parts it covers into a slice buffer that
+ * is used again once the socket has taken its bytes.
  * @module
  */
 import type { ServerResponse } from "node:http";
@@ -58,13 +59,13 @@ export function endWithBody(res: ServerResponse, body: Body | undefined, bytes: 
   else if (typeof body === "string" || body instanceof Uint8Array) {
     if (bytes <= sliceBytes) res.end(body);
     else enqueue({ res, body, part: 0, start: 0, failed }, false);
-  } else if (bytes <= sliceBytes) res.end(joined(body.parts, bytes));
-  else enqueue({ res, body: body.parts, part: 0, start: 0, failed }, false);
-}
-
-/** `parts` as one chunk of `bytes` bytes (the part itself when there is one). */
-function joined(parts: readonly Uint8Array[], bytes: number): Uint8Array {
-  return parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts, bytes);
+  } else if (bytes > sliceBytes) enqueue({ res, body: body.parts, part: 0, start: 0, failed }, false);
+  else {
+    // A small body of parts is one slice: a view of its one part, or its parts copied into a spare buffer.
+    const { slice, buffer } = partsSlice({ res, body: body.parts, part: 0, start: 0, failed }, body.parts);
+    if (buffer) res.end(slice, giveBack(buffer));
+    else res.end(slice);
+  }
 }
 
 /** Queues `slicing` (first when it is already under way) and asks for a turn if none is. */
@@ -98,16 +99,50 @@ function writeNextSlice(): void {
 }
 
 /**
- * The next slice of a body of parts: the rest of the current part and the parts after it, up to
- * {@link sliceBytes} (a part larger than that is cut); moves `slicing` past it.
+ * Slice buffers the socket has taken the bytes of, for the next slices. Copying every slice into
+ * a buffer of its own (with an array of the pieces to copy) allocated a LIST's whole size again
+ * outside the JavaScript heap, which V8 weighs when it decides to collect: under a flood of LISTs
+ * the collections ran about twice as often, and a fresh server ran full ones every few hundred
+ * milliseconds, whose pauses every other request waited behind. A buffer comes back here once its
+ * write is done (the socket no longer reads it); at most {@link spareLimit} are kept.
  */
-function partsSlice(slicing: Slicing, parts: readonly Uint8Array[]): Uint8Array {
-  const pieces: Uint8Array[] = [];
+const spare: Buffer[] = [];
+
+/** The most spare slice buffers kept (4 MiB at {@link sliceBytes} each). */
+const spareLimit = 64;
+
+/** A slice and, when it was copied into a buffer of {@link spare}, that buffer. */
+interface Slice {
+  readonly slice: string | Uint8Array;
+  readonly buffer: Buffer | undefined;
+  readonly last: boolean;
+}
+
+/**
+ * The next slice of a body of parts: the rest of the current part and the parts after it, up to
+ * {@link sliceBytes} (a part larger than that is cut); moves `slicing` past it. A slice within
+ * one part is a view of it; one spanning parts is copied into a spare buffer.
+ */
+function partsSlice(slicing: Slicing, parts: readonly Uint8Array[]): Slice {
+  const part = parts[slicing.part];
+  if (part === undefined) return { slice: new Uint8Array(0), buffer: undefined, last: true };
+  const rest = part.byteLength - slicing.start;
+  if (rest >= sliceBytes || slicing.part === parts.length - 1) {
+    const take = Math.min(rest, sliceBytes);
+    const slice = slicing.start === 0 && take === part.byteLength ? part : part.subarray(slicing.start, slicing.start + take);
+    slicing.start += take;
+    if (slicing.start >= part.byteLength) {
+      slicing.part++;
+      slicing.start = 0;
+    }
+    return { slice, buffer: undefined, last: slicing.part >= parts.length };
+  }
+  const buffer = spare.pop() ?? Buffer.allocUnsafeSlow(sliceBytes);
   let size = 0;
   while (size < sliceBytes && slicing.part < parts.length) {
     const part = parts[slicing.part] as Uint8Array;
     const take = Math.min(part.byteLength - slicing.start, sliceBytes - size);
-    pieces.push(slicing.start === 0 && take === part.byteLength ? part : part.subarray(slicing.start, slicing.start + take));
+    buffer.set(slicing.start === 0 && take === part.byteLength ? part : part.subarray(slicing.start, slicing.start + take), size);
     size += take;
     slicing.start += take;
     if (slicing.start >= part.byteLength) {
@@ -115,19 +150,23 @@ function partsSlice(slicing: Slicing, parts: readonly Uint8Array[]): Uint8Array 
       slicing.start = 0;
     }
   }
-  return joined(pieces, size);
+  return { slice: size === sliceBytes ? buffer : buffer.subarray(0, size), buffer, last: slicing.part >= parts.length };
 }
 
 /** The next slice of `slicing`'s body, and whether it is the last. */
-function nextSlice(slicing: Slicing): { slice: string | Uint8Array; last: boolean } {
+function nextSlice(slicing: Slicing): Slice {
   const { body, start } = slicing;
-  if (typeof body !== "string" && !(body instanceof Uint8Array)) {
-    const slice = partsSlice(slicing, body);
-    return { slice, last: slicing.part >= body.length };
-  }
+  if (typeof body !== "string" && !(body instanceof Uint8Array)) return partsSlice(slicing, body);
   const end = sliceEnd(body, start);
   slicing.start = end;
-  return { slice: typeof body === "string" ? body.slice(start, end) : body.subarray(start, end), last: end >= body.length };
+  return { slice: typeof body === "string" ? body.slice(start, end) : body.subarray(start, end), buffer: undefined, last: end >= body.length };
+}
+
+/** A callback that puts `buffer` back among the spare ones once its write is done without an error. */
+function giveBack(buffer: Buffer): (error?: Error | null) => void {
+  return (error) => {
+    if (!error && spare.length < spareLimit) spare.push(buffer);
+  };
 }
 
 function writeSlice(slicing: Slicing): void {
@@ -135,9 +174,14 @@ function writeSlice(slicing: Slicing): void {
   try {
     // The client went away: 'close' was emitted, nothing more to write.
     if (res.destroyed) return;
-    const { slice, last } = nextSlice(slicing);
-    if (last) res.end(slice);
-    else if (res.write(slice)) enqueue(slicing, true);
+    const { slice, buffer, last } = nextSlice(slicing);
+    // A copied slice's buffer is given back once the socket took its bytes ('finish' of the
+    // response for the last one); a response whose client went away keeps it, for the collector.
+    const written = buffer ? giveBack(buffer) : undefined;
+    if (last) {
+      if (written) res.end(slice, written);
+      else res.end(slice);
+    } else if (written ? res.write(slice, written) : res.write(slice)) enqueue(slicing, true);
     // Taken once the socket took the bytes: often in this very turn, the kernel taking them at
     // once; the next slice still waits for a turn of its own.
     else res.once("drain", () => enqueue(slicing, true));
