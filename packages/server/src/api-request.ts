@@ -49,6 +49,16 @@ export interface APIRequest {
    * that the audit stage need not parse the body itself. Adapters leave it unset.
    */
   auditObjectName?: string;
+  /**
+   * Set by an adapter that writes a response's body after `handle` resolves (the Node adapter
+   * writes a large body in slices, over several turns of its event loop): calls `callback` once
+   * the response to this request is written, or once the client went away. Flow control then
+   * holds the seats of a request whose answer is large until its body is out, as the
+   * reference's does (its handler returns once the body is written), which bounds how many
+   * large bodies are being written at once. Without it, seats are given back when `handle`
+   * resolves.
+   */
+  whenWritten?(callback: () => void): void;
 }
 
 /** One HTTP response: a complete body, or a stream of chunks to flush one by one (watch). */

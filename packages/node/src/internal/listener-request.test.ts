@@ -49,6 +49,19 @@ describe("ListenerRequest", () => {
     expect(signal.aborted).toBe(false);
   });
 
+  it("says when its response is written (or its client gone): at its close, or at once when it already closed", () => {
+    const res = new FakeResponse();
+    const calls: string[] = [];
+    requestOn(res).whenWritten(() => calls.push("written"));
+    expect(calls).toEqual([]);
+    res.close(true);
+    expect(calls).toEqual(["written"]);
+    const gone = new FakeResponse();
+    gone.close(false);
+    requestOn(gone).whenWritten(() => calls.push("gone"));
+    expect(calls).toEqual(["written", "gone"]);
+  });
+
   it("hands out an aborted signal when the client went away before it was asked for", () => {
     const res = new FakeResponse();
     const request = requestOn(res);

@@ -37,6 +37,13 @@ export class ListenerRequest implements APIRequest {
     this.#abort = undefined;
   }
 
+  /** Calls `callback` once the response is written, or once the client went away (its `close`). */
+  whenWritten(callback: () => void): void {
+    const res = this.#res;
+    if (res.destroyed) callback();
+    else res.once("close", callback);
+  }
+
   /** Aborted when the client goes away before the response finished. */
   get signal(): AbortSignal {
     return ListenerRequest.controller(this).signal;

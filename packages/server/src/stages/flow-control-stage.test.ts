@@ -129,6 +129,27 @@ describe("withPriorityAndFairness", () => {
     expect(estimates).toEqual([6, 6, 1, 1, 6]);
   });
 
+  it("holds the seat of a large answer until the adapter says it is written, of a small one only until it is answered", async () => {
+    let large = true;
+    const bodyParts = { parts: [new TextEncoder().encode("{}")], byteLength: 2 };
+    const pipeline = chain([withRequestInfo, withPriorityAndFairness(mandatoryOnly(1), "orch.io")], () =>
+      Promise.resolve<APIResponse>(large ? { status: 200, headers: new Headers(), bodyParts } : { status: 200, headers: new Headers(), body: "{}" }),
+    );
+    const written: (() => void)[] = [];
+    const fromAdapter = (): ServerRequest => ({ ...request(alice), whenWritten: (callback) => written.push(callback) });
+    expect((await pipeline(fromAdapter())).status).toBe(200);
+    expect(written).toHaveLength(1);
+    // Answered, not yet written: its seat is still taken, and catch-all refuses what finds none.
+    expect((await pipeline(request(alice))).status).toBe(429);
+    written[0]?.();
+    expect((await pipeline(request(alice))).status).toBe(200);
+    // A small answer gives its seat back when it is answered.
+    large = false;
+    expect((await pipeline(fromAdapter())).status).toBe(200);
+    expect(written).toHaveLength(1);
+    expect((await pipeline(request(alice))).status).toBe(200);
+  });
+
   it("names the headers X-Kubernetes-PF-* under k8s.io", async () => {
     const pipeline = chain([withRequestInfo, withPriorityAndFairness(mandatoryOnly(10), "k8s.io")], async () => ({ status: 200, headers: new Headers() }));
     const response = await pipeline(request(alice));

@@ -97,7 +97,11 @@ export function withPriorityAndFairness(
       : attempt(next, request);
     return ran.then(
       (response) => {
-        admission.release();
+        // A large answer is written over several turns of the loop: its seats stay taken until
+        // it is out, when the adapter can say so (the reference's handler holds them while it
+        // writes), so the seats bound the large bodies being written at once.
+        if (request.whenWritten !== undefined && isLarge(response)) request.whenWritten(() => admission.release());
+        else admission.release();
         return mark(response, classification);
       },
       (error: unknown) => {
@@ -123,6 +127,16 @@ export function withPriorityAndFairness(
       return Promise.reject(error as Error);
     }
   };
+}
+
+/** The size of an answer from which {@link withPriorityAndFairness} holds its seats until it is written (bytes or UTF-16 units). */
+const largeBody = 64 * 1024;
+
+/** Whether `response` has a body of parts (a LIST) or a body of at least {@link largeBody}. */
+function isLarge(response: APIResponse): boolean {
+  if (response.bodyParts !== undefined) return true;
+  const body = response.body;
+  return body !== undefined && (typeof body === "string" ? body.length : body.byteLength) >= largeBody;
 }
 
 /** The limits of {@link withMaxInFlightLimit}; 0 is no limit. */
