@@ -145,6 +145,34 @@ describe("WatchCache", () => {
     cache.stop();
   });
 
+  it("answers a consistent read at once, without asking upstream, when upstream knows its newest revision in this process", async () => {
+    const spy = new SpyStore();
+    let newest = 0;
+    const local = Object.assign(spy, { newestRevision: () => newest });
+    const cache = new WatchCache(local);
+    await cache.start();
+    const written = await cache.create(`${P}local`, { v: 1 });
+    newest = written.modRevision;
+    // Not yet delivered by the cache's watch: the read waits for it (asking upstream's revision).
+    const revisionsBefore = spy.calls.revision;
+    expect(await cache.get(written.key)).toEqual(written);
+    await until(() => cache.revisionOf(P) === written.modRevision);
+    const asked = spy.calls.revision;
+    expect(asked).toBeGreaterThanOrEqual(revisionsBefore);
+    const readsBefore = spy.calls.get + spy.calls.list;
+    // Delivered: GET and LIST come from memory with no call upstream at all.
+    expect(await cache.get(written.key)).toBe(await cache.get(written.key));
+    expect((await cache.list(P)).entries.map((e) => e.key)).toEqual([written.key]);
+    await expect(cache.list(P, { limit: -1 })).rejects.toMatchObject({ code: 400 });
+    expect(spy.calls.revision).toBe(asked);
+    expect(spy.calls.get + spy.calls.list).toBe(readsBefore);
+    // Upstream ahead of the cache again: the read waits until the watch delivers.
+    const behind = await spy.inner.create(`${P}behind`, { v: 2 });
+    newest = behind.modRevision;
+    expect(await cache.get(behind.key)).toEqual(behind);
+    cache.stop();
+  });
+
   it("sends consistent reads upstream for a while when the cache cannot catch up", async () => {
     const spy = new SpyStore();
     const clock = new FakeClock();

@@ -13,7 +13,8 @@
  *
  * Consistent reads (no revision, `MostRecent`) are served from memory as the reference's
  * consistent lists from the cache are: the cache asks upstream for its newest revision (one
- * cheap call), waits until its watch has delivered up to it, then answers from memory. The answer
+ * cheap call; none when upstream knows it in this process, `Store.newestRevision`), waits until
+ * its watch has delivered up to it, then answers from memory. The answer
  * is as fresh as upstream's own, and the value is not read or decoded again. Should the cache not
  * get there within {@link WatchCacheOptions.freshnessWaitMs} (writes outside the cached
  * prefixes, a watch far behind), the read goes upstream, and so do consistent reads of the next
@@ -630,11 +631,34 @@ export class WatchCache implements Store, CachedReads {
     return reached;
   }
 
-  async #freshGet(pc: PrefixCache, key: string): Promise<Entry | undefined> {
+  /**
+   * True when `pc` already holds upstream's newest revision as upstream knows it without a round
+   * trip (`Store.newestRevision`, a store of this process): a consistent read is then answered
+   * from memory at once, with no promise to wait for.
+   */
+  #freshNow(pc: PrefixCache): boolean {
+    const newest = this.upstream.newestRevision?.();
+    return newest !== undefined && pc.rev >= newest;
+  }
+
+  #freshGet(pc: PrefixCache, key: string): Promise<Entry | undefined> {
+    return this.#freshNow(pc) ? Promise.resolve(pc.map.get(key)) : this.#freshGetLater(pc, key);
+  }
+
+  async #freshGetLater(pc: PrefixCache, key: string): Promise<Entry | undefined> {
     return (await this.#fresh(pc)) ? pc.map.get(key) : this.upstream.get(key);
   }
 
-  async #freshList(pc: PrefixCache, prefix: string, opts: ListOptions | undefined): Promise<ListResult> {
+  #freshList(pc: PrefixCache, prefix: string, opts: ListOptions | undefined): Promise<ListResult> {
+    if (!this.#freshNow(pc)) return this.#freshListLater(pc, prefix, opts);
+    try {
+      return Promise.resolve(pc.list(prefix, opts?.after, checkLimit(opts?.limit)));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  async #freshListLater(pc: PrefixCache, prefix: string, opts: ListOptions | undefined): Promise<ListResult> {
     const limit = checkLimit(opts?.limit);
     return (await this.#fresh(pc)) ? pc.list(prefix, opts?.after, limit) : this.upstream.list(prefix, opts);
   }

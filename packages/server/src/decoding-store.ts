@@ -48,6 +48,8 @@ function kindPrefixOf(key: string): string | undefined {
 export class DecodingStore implements Store {
   readonly #inner: Store;
   readonly #kinds: ReadonlyMap<string, StoredVersions>;
+  /** {@inheritDoc Store.newestRevision} (the inner store's, when it has one). */
+  readonly newestRevision?: () => number;
 
   /**
    * @param inner the store objects live in.
@@ -57,6 +59,7 @@ export class DecodingStore implements Store {
   constructor(inner: Store, kinds: ReadonlyMap<string, StoredVersions>) {
     this.#inner = inner;
     this.#kinds = kinds;
+    if (inner.newestRevision) this.newestRevision = () => (inner.newestRevision as () => number)();
   }
 
   /** The versions of the kind under `key`, when it has more than one. */

@@ -67,5 +67,7 @@ export function measuredStore(store: Store, recorder: MetricsRecorder, now: () =
     },
     revision: () => timed("revision", "", () => store.revision()),
     compact: (revision) => timed("compact", "", () => store.compact(revision)),
+    // Read in this process, without a request: not a storage request to measure.
+    ...(store.newestRevision ? { newestRevision: () => (store.newestRevision as () => number)() } : {}),
   };
 }

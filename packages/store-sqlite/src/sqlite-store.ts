@@ -438,6 +438,11 @@ export class SqliteStore implements Store {
     return Promise.resolve(this.#rev);
   }
 
+  /** {@link revision} without a promise: the newest revision a write was acknowledged at. */
+  newestRevision(): number {
+    return this.#rev;
+  }
+
   /**
    * Forgets history older than `revision`, durably: reads and watches at a lower revision then
    * throw Expired; the state at `revision` and everything after it stay. At or below the

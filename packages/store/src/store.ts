@@ -93,6 +93,13 @@ export interface Store {
   watch(prefix: string, fromRevision: number, signal: AbortSignal): AsyncIterable<StoreEvent>;
   /** The newest revision (0 for an empty store that was never written). */
   revision(): Promise<number>;
+  /**
+   * The newest revision, when the store knows it without a round trip (a store whose writes are
+   * acknowledged in this process): a `WatchCache` in front compares its own revision with it to
+   * answer a consistent read at once. Absent on a store that must ask a server (etcd); the cache
+   * then asks {@link Store.revision}.
+   */
+  newestRevision?(): number;
   /** Forgets history older than `revision`; reads and watches before it then throw `Expired`. */
   compact(revision: number): Promise<void>;
 }
