@@ -211,8 +211,8 @@ export async function sqliteBenchmark(quick: boolean): Promise<string[]> {
   const dir = tempDir();
   try {
     const sqlite = new SqliteStore({ path: join(dir, "state.db") });
-    const gets = quick ? 20_000 : 100_000;
-    const lists = quick ? 200 : 1000;
+    const gets = quick ? 50_000 : 100_000;
+    const lists = quick ? 2_000 : 5_000;
     await reads(new MemoryStore(), gets / 4, lists / 4);
     const best = { sqlite: { get: 0, list: 0 }, memory: { get: 0, list: 0 } };
     for (let round = 0; round < 3; round++) {
