@@ -2,7 +2,7 @@ import { configMapType, podType } from "@orch/resources";
 import { badRequest } from "@orch/meta";
 import { describe, expect, it } from "vitest";
 import { AdmissionChain, type AdmissionObservation } from "./chain.js";
-import type { AdmissionPlugin } from "./plugin.js";
+import { passedAtOnce, type AdmissionPlugin } from "./plugin.js";
 import { attributesFor } from "./internal/testing.js";
 
 const write = () =>
@@ -168,5 +168,29 @@ describe("AdmissionChain", () => {
     await expect(chain.validate(write())).rejects.toMatchObject({ code: 403, message: 'configmaps "c" is forbidden: late' });
     expect(seen).not.toContain("after");
     expect(observed.map((o) => `${o.kind} ${o.name} ${o.rejected}`)).toEqual(["controller late-no true", "step  true"]);
+  });
+
+  it("runs a step that answers with passedAtOnce as a synchronous one, and answers passedAtOnce when no step awaited", async () => {
+    const seen: string[] = [];
+    const chain = new AdmissionChain([
+      { name: "at-once", admit: () => (seen.push("at-once"), passedAtOnce), validate: () => passedAtOnce },
+      { name: "sync", admit: () => void seen.push("sync") },
+    ]);
+    const admitted = chain.admit(write());
+    // Both steps ran before anything was awaited, and no promise was made for the phase.
+    expect(seen).toEqual(["at-once", "sync"]);
+    expect(admitted).toBe(passedAtOnce);
+    expect(chain.validate(write())).toBe(passedAtOnce);
+    await admitted;
+    const refusing = new AdmissionChain([
+      { name: "no", validate: () => passedAtOnce },
+      {
+        name: "no-2",
+        validate: () => {
+          throw new Error("refused");
+        },
+      },
+    ]);
+    await expect(refusing.validate(write())).rejects.toMatchObject({ code: 403, message: 'configmaps "c" is forbidden: refused' });
   });
 });

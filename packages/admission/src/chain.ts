@@ -4,7 +4,7 @@
  * @module
  */
 import type { AdmissionAttributes, Operation } from "./attributes.js";
-import { asAdmissionError, type AdmissionPlugin } from "./plugin.js";
+import { asAdmissionError, passedAtOnce, type AdmissionPlugin } from "./plugin.js";
 
 type Step = (attrs: AdmissionAttributes) => void | Promise<void>;
 
@@ -161,8 +161,9 @@ function run(steps: readonly NamedStep[], attrs: AdmissionAttributes, type: "adm
   return undefined;
 }
 
+/** Whether a step's answer has to be awaited: a promise, except the shared {@link passedAtOnce}. */
 function isPromiseLike(value: unknown): value is Promise<void> {
-  return value !== undefined && value !== null && typeof (value as { then?: unknown }).then === "function";
+  return value !== undefined && value !== passedAtOnce && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
 /** The rest of a phase from the step `pending` is the promise of, awaited first; the later steps as in {@link run}. */
@@ -220,16 +221,39 @@ export class AdmissionChain {
    * `attrs.reinvocation.shouldReinvoke`, the whole phase runs once more (the reference's
    * reinvocation: in-tree plugins are idempotent, the webhook plugin calls only its `IfNeeded`
    * webhooks whose view of the object is stale).
-   * @throws StatusError the first refusal (a plugin's own Status, else 403 Forbidden).
+   * Without a step that answers with a promise, the answer is the shared {@link passedAtOnce}.
+   * @throws StatusError (as the promise's rejection) the first refusal (a plugin's own Status,
+   * else 403 Forbidden).
    */
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  admit(attrs: AdmissionAttributes): Promise<void> {
     const steps = this.mutating[attrs.operation].for(attrs.resource.group, attrs.resource.resource);
-    if (steps.length === 0) return;
-    const first = run(steps, attrs, "admit", this.options);
-    if (first) await first;
-    if (attrs.reinvocation.shouldReinvoke && !attrs.reinvocation.isReinvoke) {
-      attrs.reinvocation.isReinvoke = true;
-      attrs.reinvocation.shouldReinvoke = false;
+    if (steps.length === 0) return passedAtOnce;
+    let first: Promise<void> | undefined;
+    try {
+      first = run(steps, attrs, "admit", this.options);
+      if (first === undefined) {
+        if (!this.#reinvokes(attrs)) return passedAtOnce;
+        first = run(steps, attrs, "admit", this.options);
+        return first ?? passedAtOnce;
+      }
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    return this.#admitAfter(first, steps, attrs);
+  }
+
+  /** Whether the mutating phase runs once more (and marks the attributes so). */
+  #reinvokes(attrs: AdmissionAttributes): boolean {
+    if (!attrs.reinvocation.shouldReinvoke || attrs.reinvocation.isReinvoke) return false;
+    attrs.reinvocation.isReinvoke = true;
+    attrs.reinvocation.shouldReinvoke = false;
+    return true;
+  }
+
+  /** The end of {@link admit} after a step answered with a promise. */
+  async #admitAfter(first: Promise<void>, steps: readonly NamedStep[], attrs: AdmissionAttributes): Promise<void> {
+    await first;
+    if (this.#reinvokes(attrs)) {
       const again = run(steps, attrs, "admit", this.options);
       if (again) await again;
     }
@@ -237,14 +261,19 @@ export class AdmissionChain {
 
   /**
    * The validating phase: every plugin's `validate`, in order (the webhook plugin calls its
-   * webhooks in parallel).
-   * @throws StatusError the first refusal (a plugin's own Status, else 403 Forbidden).
+   * webhooks in parallel). Without a step that answers with a promise, the answer is the shared
+   * {@link passedAtOnce}.
+   * @throws StatusError (as the promise's rejection) the first refusal (a plugin's own Status,
+   * else 403 Forbidden).
    */
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): Promise<void> {
     const steps = this.validating[attrs.operation].for(attrs.resource.group, attrs.resource.resource);
-    if (steps.length === 0) return;
-    const ran = run(steps, attrs, "validate", this.options);
-    if (ran) await ran;
+    if (steps.length === 0) return passedAtOnce;
+    try {
+      return run(steps, attrs, "validate", this.options) ?? passedAtOnce;
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
   }
 
   /** Resolves when every plugin can decide. */

@@ -11,6 +11,7 @@ export type { AdmissionServices, LiveList } from "./services.js";
 export {
   admissionForbidden,
   asAdmissionError,
+  passedAtOnce,
   type AdmissionPlugin,
   type PluginContext,
   type PluginFactory,

@@ -37,6 +37,13 @@ export interface AdmissionPlugin {
   stop?(): void;
 }
 
+/**
+ * The promise a step may return when it passed the write at once: already resolved, shared by
+ * every call (nothing is allocated), and run by the chain as a step that answered synchronously
+ * (not awaited). Callers of the step outside the chain see an ordinary resolved promise.
+ */
+export const passedAtOnce: Promise<void> = Promise.resolve();
+
 /** The TLS side of one webhook call: whom to trust and what to present. */
 export interface WebhookTLS {
   /** PEM CA bundle the webhook's certificate must chain to; the system roots when absent. */

@@ -3,6 +3,7 @@ import { configMapType, localSubjectAccessReviewType, namespaceType, nodeType } 
 import { describe, expect, it } from "vitest";
 import { attributesFor, fakeServices, type FakeServices } from "../internal/testing.js";
 import type { AdmissionServices, LiveList } from "../services.js";
+import { passedAtOnce } from "../plugin.js";
 import { namespaceLifecycle } from "./namespace-lifecycle.js";
 
 const ns = (name: string, extra: Partial<APIObject> = {}): APIObject => ({
@@ -173,5 +174,22 @@ describe("NamespaceLifecycle: the watch-kept view and live reads", () => {
     await expect(plugin.admit?.(createCM("team"))).rejects.toMatchObject({ code: 403 });
     now += 30_001;
     await expect(plugin.admit?.(createCM("team"))).resolves.toBeUndefined();
+  });
+});
+
+describe("NamespaceLifecycle: answering at once", () => {
+  it("answers passedAtOnce when the view holds the active namespace, and a promise when it reads live", async () => {
+    const { services, plugin } = setup("orch.io", ns("team"));
+    await plugin.ready?.();
+    expect(plugin.admit?.(createCM("team"))).toBe(passedAtOnce);
+    expect(plugin.admit?.(attributesFor({ operation: "DELETE", type: configMapType, oldObject: cm("team") }))).toBe(passedAtOnce);
+    // A namespace the view does not know is read live: a promise of its own, refused when missing.
+    const missing = plugin.admit?.(createCM("missing"));
+    expect(missing).not.toBe(passedAtOnce);
+    await expect(missing).rejects.toMatchObject({ code: 404 });
+    services.put("", "namespaces", terminating("going"));
+    const refused = plugin.admit?.(createCM("going"));
+    expect(refused).toBeInstanceOf(Promise);
+    await expect(refused).rejects.toMatchObject({ code: 403 });
   });
 });

@@ -10,11 +10,14 @@ import { forbidden, notFound, type StatusError } from "@orch/meta";
 import { builtinNamespaces } from "@orch/resources";
 import type { AdmissionAttributes } from "../attributes.js";
 import { CachedLookup, isTerminating, namespacesResource, outsideNamespaces, writesNamespace } from "../internal/namespace-cache.js";
-import { admissionForbidden, type AdmissionPlugin, type PluginFactory } from "../plugin.js";
+import { admissionForbidden, passedAtOnce, type AdmissionPlugin, type PluginFactory } from "../plugin.js";
 import type { AdmissionServices } from "../services.js";
 
 /** How long after a namespace's DELETE its lookups skip the view (the reference's `forceLiveLookupTTL`). */
 const forceLiveLookupMs = 30_000;
+
+/** The resource of access reviews (in the group `authorization.<domain>`). */
+const accessReviewResource = "localsubjectaccessreviews";
 
 /** The reason of the cause a refusal in a terminating namespace carries (the reference's `NamespaceTerminatingCause`). */
 const namespaceTerminatingCause = "NamespaceTerminating";
@@ -40,8 +43,8 @@ class NamespaceLifecycle implements AdmissionPlugin {
   readonly #services: AdmissionServices;
   readonly #namespaces: CachedLookup;
   readonly #immortal: ReadonlySet<string>;
-  /** Access reviews: answering 404 for them would tell which namespaces exist. */
-  readonly #accessReview: string;
+  /** The group of access reviews: answering 404 for them would tell which namespaces exist. */
+  readonly #accessReviewGroup: string;
   /** Namespaces deleted lately through this server, with when their forced live reads end. */
   readonly #forceLive = new Map<string, number>();
 
@@ -49,28 +52,42 @@ class NamespaceLifecycle implements AdmissionPlugin {
     this.#services = services;
     this.#namespaces = new CachedLookup(services, "", "namespaces");
     this.#immortal = new Set(builtinNamespaces(services.domain));
-    this.#accessReview = `authorization.${services.domain}/localsubjectaccessreviews`;
+    this.#accessReviewGroup = `authorization.${services.domain}`;
   }
 
   ready(): Promise<void> {
     return this.#namespaces.ready();
   }
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
-    if (attrs.operation === "DELETE" && writesNamespace(attrs) && this.#immortal.has(attrs.name)) {
-      throw admissionForbidden(attrs, "this namespace may not be deleted");
+  /**
+   * Answers with the shared {@link passedAtOnce} on the common path (the namespace is in the
+   * watch-kept view and not forced live), which the chain does not await; a refusal is a rejected
+   * promise, as from an `async` step.
+   */
+  admit(attrs: AdmissionAttributes): Promise<void> {
+    try {
+      if (attrs.operation === "DELETE" && writesNamespace(attrs) && this.#immortal.has(attrs.name)) {
+        throw admissionForbidden(attrs, "this namespace may not be deleted");
+      }
+      if (outsideNamespaces(attrs)) {
+        if (attrs.operation === "DELETE" && writesNamespace(attrs)) this.#markDeleted(attrs.name);
+        return passedAtOnce;
+      }
+      if (attrs.operation === "DELETE") return passedAtOnce;
+      if (attrs.resource.resource === accessReviewResource && attrs.resource.group === this.#accessReviewGroup) return passedAtOnce;
+      const namespace = this.#namespaces.cached("", attrs.namespace);
+      if (!namespace || (!isTerminating(namespace) && this.#forcedLive(attrs.namespace))) return this.#admitLive(attrs);
+      if (attrs.operation === "CREATE" && isTerminating(namespace)) throw terminatingError(attrs);
+      return passedAtOnce;
+    } catch (error) {
+      return Promise.reject(error as Error);
     }
-    if (outsideNamespaces(attrs)) {
-      if (attrs.operation === "DELETE" && writesNamespace(attrs)) this.#markDeleted(attrs.name);
-      return;
-    }
-    if (attrs.operation === "DELETE") return;
-    if (`${attrs.resource.group}/${attrs.resource.resource}` === this.#accessReview) return;
-    let namespace = this.#namespaces.cached("", attrs.namespace);
-    if (!namespace || (!isTerminating(namespace) && this.#forcedLive(attrs.namespace))) {
-      namespace = await this.#namespaces.live("", attrs.namespace);
-      if (!namespace) throw notFound(namespacesResource, attrs.namespace);
-    }
+  }
+
+  /** The end of {@link admit} when the namespace has to be read live. */
+  async #admitLive(attrs: AdmissionAttributes): Promise<void> {
+    const namespace = await this.#namespaces.live("", attrs.namespace);
+    if (!namespace) throw notFound(namespacesResource, attrs.namespace);
     if (attrs.operation === "CREATE" && isTerminating(namespace)) throw terminatingError(attrs);
   }
 

@@ -470,3 +470,19 @@ describe("ResourceQuota limitedResources", () => {
     expect(() => resourceQuota({ services: fakeServices(), configuration: { limitedResources: {} } })).toThrow(/limitedResources must be a list/);
   });
 });
+
+describe("ResourceQuota without quotas", () => {
+  it("passes a write at once (no promise) once the watch-kept quotas are in and the namespace holds none", async () => {
+    const services = servicesWith();
+    const plugin = resourceQuota({ services, configuration: undefined });
+    const attrs = create(podType, pod("a"));
+    // Before the view is known to be in, the plugin waits for it.
+    await expect(plugin.validate?.(attrs)).resolves.toBeUndefined();
+    expect(plugin.validate?.(attrs)).toBeUndefined();
+    services.put("", "resourcequotas", quota("q", { pods: "0" }));
+    // A namespace with a quota is checked (and refused here) as before.
+    const refused = plugin.validate?.(create(podType, pod("b")));
+    expect(refused).toBeInstanceOf(Promise);
+    await expect(refused).rejects.toMatchObject({ code: 403 });
+  });
+});

@@ -89,15 +89,26 @@ export const resourceQuota: PluginFactory = ({ services, configuration }) => {
   // The namespaces holding a quota, recomputed only when the watch-kept view changed (not per write).
   let quotaNamespaces = new Set<string>();
   let quotaGeneration = -1;
-  const mayHaveQuotas = async (namespace: string): Promise<boolean> => {
-    const list = liveQuotas();
-    if (!list) return true;
-    await list.ready();
+  // Whether the view's first list is in, so that it can be asked without waiting.
+  let liveReady = false;
+  const quotaNamespacesNow = (list: LiveList): ReadonlySet<string> => {
     if (list.generation() !== quotaGeneration) {
       quotaGeneration = list.generation();
       quotaNamespaces = new Set(list.items().map((q) => q.metadata.namespace ?? ""));
     }
-    return quotaNamespaces.has(namespace);
+    return quotaNamespaces;
+  };
+  const mayHaveQuotas = async (namespace: string): Promise<boolean> => {
+    const list = liveQuotas();
+    if (!list) return true;
+    await list.ready();
+    liveReady = true;
+    return quotaNamespacesNow(list).has(namespace);
+  };
+  // Known without waiting that `namespace` holds no quota (the view is in and has none there).
+  const knownWithoutQuota = (namespace: string): boolean => {
+    const list = liveReady ? liveQuotas() : undefined;
+    return list !== undefined && !quotaNamespacesNow(list).has(namespace);
   };
 
   const load = async (namespace: string): Promise<QuotaState[]> => (await services.list("", "resourcequotas", namespace)).items.map(quotaState);
@@ -137,18 +148,33 @@ export const resourceQuota: PluginFactory = ({ services, configuration }) => {
     }
   };
 
+  /** The end of `validate` when the namespace may hold a quota, or the view is not in yet. */
+  const check = async (attrs: AdmissionAttributes, evaluator: QuotaEvaluator): Promise<void> => {
+    if (limited.length === 0 && !(await mayHaveQuotas(attrs.namespace))) return;
+    await queue.run(attrs.namespace, () => evaluate(attrs, evaluator));
+  };
+
   const plugin: AdmissionPlugin = {
     name: "ResourceQuota",
     operations: ["CREATE", "UPDATE"],
-    async validate(attrs) {
-      if (ignored(attrs)) return;
-      const evaluator = registry.get(attrs.resource.group, attrs.resource.resource);
-      if (!evaluator.handles(attrs)) return;
-      if (limited.length === 0 && !(await mayHaveQuotas(attrs.namespace))) return;
-      await queue.run(attrs.namespace, () => evaluate(attrs, evaluator));
+    // Answers synchronously when the write needs no quota (the common path: most namespaces hold
+    // none), so the chain awaits nothing; a refusal is still a rejected promise.
+    validate(attrs) {
+      try {
+        if (ignored(attrs)) return;
+        const evaluator = registry.get(attrs.resource.group, attrs.resource.resource);
+        if (!evaluator.handles(attrs)) return;
+        if (limited.length === 0 && knownWithoutQuota(attrs.namespace)) return;
+        return check(attrs, evaluator);
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
     },
     async ready() {
-      await liveQuotas()?.ready();
+      const list = liveQuotas();
+      if (!list) return;
+      await list.ready();
+      liveReady = true;
     },
   };
   return plugin;
