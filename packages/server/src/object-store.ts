@@ -25,7 +25,7 @@ import {
 } from "@orch/meta";
 import { actionKindOf, validateObjectMeta, validateObjectMetaUpdate } from "@orch/resources";
 import type { ActionSubresource, StrategyContext } from "@orch/resources";
-import type { AdmissionAttributes, AdmissionChain, Operation } from "@orch/admission";
+import { passedAtOnce, type AdmissionAttributes, type AdmissionChain, type Operation } from "@orch/admission";
 import { typeInfoOf, updatedManagedFields, updateManagedFields, type JSONObject, type TypeNode, type UpdateManagedFieldsOptions } from "@orch/merge";
 import { deepFreeze, type Clock, type Entry, type Store } from "@orch/store";
 import { isNoOpWrite, sameExcept } from "./no-op-write.js";
@@ -246,18 +246,24 @@ export class ObjectStore {
     const chain = this.admission();
     if (write.admitted || !chain?.handles(write.operation)) return undefined;
     const attrs = admissionAttributes(served, this.domain, write);
-    await chain.admit(attrs);
+    const admitting = chain.admit(attrs);
+    // The chain answers passedAtOnce when no plugin had to be awaited: no turn of the queue for it.
+    if (admitting !== passedAtOnce) await admitting;
     return attrs;
   }
 
-  /** The validating phase of admission on `attrs` (from {@link admit}), with `object` as finally written. */
-  private async validateAdmission(attrs: AdmissionAttributes | undefined, object?: APIObject): Promise<void> {
-    if (!attrs) return;
+  /**
+   * The validating phase of admission on `attrs` (from {@link admit}), with `object` as finally
+   * written: a promise to await, or `undefined` when it passed at once (a refusal then throws).
+   */
+  private validateAdmission(attrs: AdmissionAttributes | undefined, object?: APIObject): Promise<void> | undefined {
+    if (!attrs) return undefined;
     if (object) {
       attrs.object = object;
       attrs.name = object.metadata.name ?? attrs.name;
     }
-    await this.admission()?.validate(attrs);
+    const validating = this.admission()?.validate(attrs);
+    return validating === passedAtOnce ? undefined : validating;
   }
 
   /** The description of a create or update for {@link admit}. */
@@ -316,11 +322,12 @@ export class ObjectStore {
 
   /**
    * The kind's checks of the caller's rights on a write (`checkWriteAccess`), when it has them
-   * and the write has a caller (the server's own writes, such as its controllers', have none).
+   * and the write has a caller (the server's own writes, such as its controllers', have none):
+   * their promise, or `undefined` when there is nothing to check.
    */
-  private async checkWriteAccess(served: ServedResource, object: APIObject, old: APIObject | undefined, opts: WriteOptions): Promise<void> {
+  private checkWriteAccess(served: ServedResource, object: APIObject, old: APIObject | undefined, opts: WriteOptions): Promise<void> | undefined {
     const check = served.type.strategy?.checkWriteAccess;
-    if (check && opts.user) await check(object, old, opts.subresource ?? "", this.strategyContext(opts.user));
+    return check && opts.user ? check(object, old, opts.subresource ?? "", this.strategyContext(opts.user)) : undefined;
   }
 
   /**
@@ -367,7 +374,9 @@ export class ObjectStore {
         if (mode === "create") throw alreadyExists(served.qualifiedResource, name);
         if (flags.preconditions) checkPreconditions(served, name, current, flags.preconditions);
       } else if (mode === "update") throw notFound(served.qualifiedResource, name);
-      const decision = await tryUpdate(current);
+      // A decision made at once (a create's) is not awaited.
+      const deciding = tryUpdate(current);
+      const decision = deciding instanceof Promise ? await deciding : deciding;
       if (decision.kind === "noop") return decision.answer;
       let written: Promise<WriteResult>;
       if (decision.kind === "create") {
@@ -533,14 +542,18 @@ export class ObjectStore {
     // A kind with a status sub-resource starts without status; its strategy may set one.
     if (dropsStatus) delete object.status;
     strategy?.prepareForCreate?.(object, ctx);
-    const errors = [
-      ...validateObjectMeta(object, this.metaOptions(served), ctx),
-      ...(strategy?.validate?.(object, ctx) ?? []),
-      ...(strategy?.validateCreate?.(object, ctx) ?? []),
-    ];
-    if (errors.length) this.invalid(served, created.name ?? "", errors);
-    await this.validateAdmission(attrs, object);
-    await this.checkWriteAccess(served, object, undefined, opts);
+    // The three lists are joined only when one of them holds an error (a valid write allocates none).
+    const metaErrors = validateObjectMeta(object, this.metaOptions(served), ctx);
+    const kindErrors = strategy?.validate?.(object, ctx);
+    const createErrors = strategy?.validateCreate?.(object, ctx);
+    if (metaErrors.length || kindErrors?.length || createErrors?.length) {
+      this.invalid(served, created.name ?? "", [...metaErrors, ...(kindErrors ?? []), ...(createErrors ?? [])]);
+    }
+    // Awaited only when they answer with a promise (admission that passed at once, no access check: nothing).
+    const validating = this.validateAdmission(attrs, object);
+    if (validating) await validating;
+    const checking = this.checkWriteAccess(served, object, undefined, opts);
+    if (checking) await checking;
     if (opts.applied) return object;
     if (owned?.length) created.managedFields = owned;
     else delete created.managedFields;
@@ -568,8 +581,10 @@ export class ObjectStore {
     if (pinned && object.metadata.resourceVersion !== current.metadata.resourceVersion) throw conflict(served.qualifiedResource, object.metadata.name ?? "");
     const attrs = await this.admit(served, this.describe("UPDATE", current.metadata.namespace ?? "", object, current, opts));
     const prepared = this.prepareUpdate(served, attrs?.object ?? object, current, opts.subresource ?? "");
-    await this.validateAdmission(attrs, prepared);
-    await this.checkWriteAccess(served, prepared, current, opts);
+    const validating = this.validateAdmission(attrs, prepared);
+    if (validating) await validating;
+    const checking = this.checkWriteAccess(served, prepared, current, opts);
+    if (checking) await checking;
     return this.track(served, current, prepared, opts);
   }
 
@@ -589,18 +604,20 @@ export class ObjectStore {
     strategy?.defaults?.(object, ctx);
     meta.generation = oldMeta.generation ?? 1;
     if ((strategy?.tracksGeneration ?? true) && !sameExcept(object, old, notSpec)) meta.generation += 1;
-    const kindErrors =
-      subresource === "status" && strategy?.validateStatusUpdate
-        ? strategy.validateStatusUpdate(object, old, ctx)
-        : subresource && subresource !== "status"
-          ? (strategy?.subresourceStrategies?.[subresource]?.validateUpdate?.(object, old, ctx) ?? [])
-          : [...(strategy?.validate?.(object, ctx) ?? []), ...(strategy?.validateUpdate?.(object, old, ctx) ?? [])];
-    const errors = [
-      ...validateObjectMeta(object, this.metaOptions(served), ctx),
-      ...validateObjectMetaUpdate(object, old, { domain: this.domain }),
-      ...kindErrors,
-    ];
-    if (errors.length) this.invalid(served, meta.name ?? "", errors);
+    let kindErrors: readonly FieldError[];
+    if (subresource === "status" && strategy?.validateStatusUpdate) kindErrors = strategy.validateStatusUpdate(object, old, ctx);
+    else if (subresource && subresource !== "status") kindErrors = strategy?.subresourceStrategies?.[subresource]?.validateUpdate?.(object, old, ctx) ?? [];
+    else {
+      const objectErrors = strategy?.validate?.(object, ctx);
+      const updateErrors = strategy?.validateUpdate?.(object, old, ctx);
+      kindErrors = !updateErrors?.length ? (objectErrors ?? []) : !objectErrors?.length ? updateErrors : [...objectErrors, ...updateErrors];
+    }
+    // The lists are joined only when one of them holds an error (a valid write allocates none).
+    const metaErrors = validateObjectMeta(object, this.metaOptions(served), ctx);
+    const metaUpdateErrors = validateObjectMetaUpdate(object, old, { domain: this.domain });
+    if (metaErrors.length || metaUpdateErrors.length || kindErrors.length) {
+      this.invalid(served, meta.name ?? "", [...metaErrors, ...metaUpdateErrors, ...kindErrors]);
+    }
     return object;
   }
 

@@ -36,6 +36,8 @@ export function parseNonNegativeInt(query: URLSearchParams, name: string): numbe
  * @throws StatusError 400 for another value.
  */
 export function parseDryRun(query: URLSearchParams): boolean {
+  // Most writes have no dryRun: asked without allocating the list of values.
+  if (!query.has("dryRun")) return false;
   const values = query.getAll("dryRun");
   for (const v of values) if (v !== "All" && v !== "") throw badRequest(`Invalid dryRun value ${JSON.stringify(v)}: supported values: "All"`);
   return values.length > 0;
@@ -62,8 +64,9 @@ const optionsKind: Partial<Record<string, string>> = { create: "CreateOptions", 
  */
 export function fieldManagerOf(call: ResourceCall, isApply: boolean): string {
   const given = call.query.get("fieldManager") ?? "";
-  const errors = validateFieldManager(given, { apply: isApply });
-  if (errors.length) throw invalid({ group: `meta.${call.ctx.domain}`, kind: optionsKind[call.info.verb] ?? "PatchOptions" }, "", errors);
+  // No name on a write other than apply has nothing to validate (the common case).
+  const errors = given === "" && !isApply ? undefined : validateFieldManager(given, { apply: isApply });
+  if (errors?.length) throw invalid({ group: `meta.${call.ctx.domain}`, kind: optionsKind[call.info.verb] ?? "PatchOptions" }, "", errors);
   return given || defaultFieldManager(call.request.headers.get("user-agent") ?? "");
 }
 
