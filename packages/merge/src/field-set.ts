@@ -156,7 +156,10 @@ export class FieldSet {
     if (members && other.members) {
       for (const m of members) {
         if (other.members.has(m)) {
-          members = new Set([...members].filter((x) => !other.members?.has(x)));
+          // A new set of the members `other` lacks, built without intermediate arrays.
+          const kept = new Set<PathElement>();
+          for (const x of members) if (!other.members.has(x)) kept.add(x);
+          members = kept;
           break;
         }
       }

@@ -22,6 +22,14 @@ describe("defaultFieldManager", () => {
     expect(defaultFieldManager("x".repeat(200))).toHaveLength(128);
     expect(defaultFieldManager(undefined)).toBe("");
   });
+
+  it("answers each User-Agent alike when asked again in a row or after another", () => {
+    expect(defaultFieldManager("orch-ctl/1.0")).toBe("orch-ctl");
+    expect(defaultFieldManager("orch-ctl/1.0")).toBe("orch-ctl");
+    expect(defaultFieldManager("curl/8")).toBe("curl");
+    expect(defaultFieldManager(undefined)).toBe("");
+    expect(defaultFieldManager("orch-ctl/1.0")).toBe("orch-ctl");
+  });
 });
 
 describe("validateFieldManager", () => {
@@ -166,5 +174,16 @@ describe("managerKey", () => {
         expect(managerKey({ manager, operation: "Apply", apiVersion: "apps/v1", subresource })).toBe(JSON.stringify([manager, "Apply", "", subresource ?? ""]));
       }
     }
+  });
+
+  it("answers the same key for the same manager called again, and another for any part that differs", () => {
+    const base = { manager: "kubectl", operation: "Update" as const, apiVersion: "v1" };
+    const first = managerKey(base);
+    expect(managerKey({ ...base })).toBe(first);
+    expect(managerKey({ ...base, apiVersion: "v2" })).toBe(JSON.stringify(["kubectl", "Update", "v2", ""]));
+    expect(managerKey({ ...base, subresource: "status" })).toBe(JSON.stringify(["kubectl", "Update", "v1", "status"]));
+    expect(managerKey({ ...base, operation: "Apply" })).toBe(JSON.stringify(["kubectl", "Apply", "", ""]));
+    expect(managerKey({ ...base, manager: "other" })).toBe(JSON.stringify(["other", "Update", "v1", ""]));
+    expect(managerKey(base)).toBe(first);
   });
 });

@@ -32,9 +32,17 @@ export const fieldManagerMaxLength = 128;
  * 128 characters (`kubectl/v1.30.0 (linux/amd64)` gives `kubectl`).
  */
 export function defaultFieldManager(userAgent: string | undefined): string {
-  const prefix = (userAgent ?? "").split("/")[0] ?? "";
-  return [...prefix].slice(0, fieldManagerMaxLength).join("");
+  const agent = userAgent ?? "";
+  // A client sends the same User-Agent with each write: the last answer is kept.
+  if (agent === lastAgent.agent) return lastAgent.manager;
+  const prefix = agent.split("/")[0] ?? "";
+  const manager = [...prefix].slice(0, fieldManagerMaxLength).join("");
+  lastAgent = { agent, manager };
+  return manager;
 }
+
+/** The last User-Agent {@link defaultFieldManager} was asked about, and its answer. */
+let lastAgent = { agent: "", manager: "" };
 
 const utf8 = new TextEncoder();
 

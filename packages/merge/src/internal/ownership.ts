@@ -39,10 +39,18 @@ export function managerKey(m: { manager: string; operation: "Apply" | "Update"; 
     typeof subresource === "string" &&
     (m.operation === "Update" || m.operation === "Apply")
   ) {
-    return `[${JSON.stringify(m.manager)},"${m.operation}",${JSON.stringify(version)},${JSON.stringify(subresource)}]`;
+    // Most writes in a row come from one manager: its key is kept and not built again.
+    const last = lastKey;
+    if (last.manager === m.manager && last.operation === m.operation && last.version === version && last.subresource === subresource) return last.key;
+    const key = `[${JSON.stringify(m.manager)},"${m.operation}",${JSON.stringify(version)},${JSON.stringify(subresource)}]`;
+    lastKey = { manager: m.manager, operation: m.operation, version, subresource, key };
+    return key;
   }
   return JSON.stringify([m.manager, m.operation, version, subresource]);
 }
+
+/** The last key {@link managerKey} built, with what it was built from. */
+let lastKey = { manager: "", operation: "", version: "", subresource: "", key: '["","Update","",""]' };
 
 /** How the reference prints a manager in conflicts: `"name"`, `"name" using v1`, `... with subresource "status"`. */
 export function printManager(m: ManagerState): string {
@@ -122,8 +130,11 @@ export const maxUpdateManagers = 10;
  * most `max` update entries remain (the reference's `capManagersManager`).
  */
 export function capUpdateManagers(managers: Managers, max = maxUpdateManagers): void {
+  // Counted first: nearly every write is under the cap, and then nothing is copied.
+  let count = 0;
+  for (const m of managers.values()) if (m.operation === "Update") count++;
+  if (count <= max) return;
   const updaters = [...managers.entries()].filter(([, m]) => m.operation === "Update");
-  if (updaters.length <= max) return;
   updaters.sort(([ka, a], [kb, b]) => {
     const ta = a.time ?? "";
     const tb = b.time ?? "";
