@@ -121,16 +121,7 @@ describe("list body as parts", () => {
         metrics: [{ type: "Pods", pods: { metric: { name: "q€" }, target: { type: "AverageValue", averageValue: "1" } } }],
       },
     });
-    expect(
-      (
-        await server.handle({
-          method: "POST",
-          url: "/api/v1/namespaces",
-          headers: new Headers({ "content-type": "application/json" }),
-          body: utf8.encode('{"metadata":{"name":"parted-hpa"}}'),
-        })
-      ).status,
-    ).toBe(201);
+    await namespaceWith("parted-hpa", 0);
     for (const name of ["a", "b"]) {
       const created = await server.handle({
         method: "POST",
@@ -158,16 +149,7 @@ describe("list body as parts", () => {
   });
 
   it("answers an empty list as parts too", async () => {
-    expect(
-      (
-        await server.handle({
-          method: "POST",
-          url: "/api/v1/namespaces",
-          headers: new Headers({ "content-type": "application/json" }),
-          body: utf8.encode('{"metadata":{"name":"parted-empty"}}'),
-        })
-      ).status,
-    ).toBe(201);
+    await namespaceWith("parted-empty", 0);
     const text = partsText(await get(server, "/api/v1/namespaces/parted-empty/configmaps"));
     expect(JSON.parse(text)).toMatchObject({ kind: "ConfigMapList", items: [] });
     expect(text.endsWith('"items":[]}')).toBe(true);
