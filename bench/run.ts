@@ -51,9 +51,15 @@ console.log(
   `\nHTTP and HTTPS: orch (APIServer behind @orch/node) vs a bare node:http(s) server answering the same JSON (autocannon, 16 connections), with each server's CPU time per request`,
 );
 for (const line of throughputLines(await throughput(quick ? 2 : 10))) console.log(line);
-const fan = await watchFanOut(1000, quick ? 5 : 10);
+// The best of three runs on each side: one run takes about 130 ms, which one scheduling hiccup moves by a quarter.
+const fan = { orchMs: Infinity, baselineMs: Infinity };
+for (let run = 0; run < 3; run++) {
+  const { orchMs, baselineMs } = await watchFanOut(1000, quick ? 5 : 10);
+  fan.orchMs = Math.min(fan.orchMs, orchMs);
+  fan.baselineMs = Math.min(fan.baselineMs, baselineMs);
+}
 console.log(
-  `watch fan-out: 1000 HTTP watchers x ${quick ? 5 : 10} events (${quick ? 5000 : 10000} deliveries): orch ${fan.orchMs.toFixed(0)} ms, ` +
+  `watch fan-out: 1000 HTTP watchers x ${quick ? 5 : 10} events (${quick ? 5000 : 10000} deliveries), best of 3: orch ${fan.orchMs.toFixed(0)} ms, ` +
     `baseline ${fan.baselineMs.toFixed(0)} ms (${(fan.orchMs / fan.baselineMs).toFixed(2)}x)`,
 );
 const inProcess = await inProcessReadyMs(5);
