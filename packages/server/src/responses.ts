@@ -78,23 +78,38 @@ export function concatenatedParts(parts: BodyParts): Uint8Array<ArrayBuffer> {
 /**
  * A response whose body is `parts`: adapters write `bodyParts`; `body` is their text, joined on
  * first read (audit at `RequestResponse`, in-process clients, tests). Assigning `body` replaces
- * the body and drops the parts.
+ * the body and drops the parts. A class, not an object literal with accessors: V8 gives such a
+ * literal a hidden class of its own per object, in the old generation, which keeps every LIST's
+ * answer (and what it references) alive until a full collection.
  */
-function partsResponse(status: number, headers: Headers, encoded: EncodedJSONParts): APIResponse {
-  const parts = encoded.parts;
-  let text: string | undefined;
-  return {
-    status,
-    headers,
-    bodyParts: parts,
-    get body(): string {
-      return (text ??= encoded.text ? encoded.text() : decoder.decode(concatenatedParts(parts)));
-    },
-    set body(value: string | Uint8Array) {
-      delete this.bodyParts;
-      Object.defineProperty(this, "body", { value, writable: true, enumerable: true, configurable: true });
-    },
-  };
+class PartsResponse implements APIResponse {
+  status: number;
+  headers: Headers;
+  bodyParts?: BodyParts;
+  readonly #encoded: EncodedJSONParts;
+  #body: string | Uint8Array | undefined;
+
+  constructor(status: number, headers: Headers, encoded: EncodedJSONParts) {
+    this.status = status;
+    this.headers = headers;
+    this.bodyParts = encoded.parts;
+    this.#encoded = encoded;
+    this.#body = undefined;
+  }
+
+  /** The body as text, joined from the parts on first read; or what was assigned. */
+  get body(): string | Uint8Array {
+    if (this.#body === undefined) {
+      const encoded = this.#encoded;
+      this.#body = encoded.text ? encoded.text() : decoder.decode(concatenatedParts(encoded.parts));
+    }
+    return this.#body;
+  }
+
+  set body(value: string | Uint8Array) {
+    delete this.bodyParts;
+    this.#body = value;
+  }
 }
 
 /** True for a Status (`kind: Status` of `v1`), which has an encoding of its own. */
@@ -131,7 +146,7 @@ export function encodeResponse(status: number, body: unknown, options: EncodeOpt
   const yaml = options.negotiated?.representation === "yaml";
   headers.set("Content-Type", yaml ? "application/yaml" : (options.negotiated?.contentType ?? "application/json"));
   addWarnings(headers, options.warnings);
-  if (body instanceof EncodedJSONParts && !yaml && !options.pretty) return partsResponse(status, headers, body);
+  if (body instanceof EncodedJSONParts && !yaml && !options.pretty) return new PartsResponse(status, headers, body);
   let text: string;
   if (body instanceof EncodedJSON && !yaml && !options.pretty) text = body.json;
   else if (isStatus(body) && !yaml) {
