@@ -168,13 +168,12 @@ export class FlowControl {
    * waited, in-queue and executing metrics.
    */
   acquire(classification: Classification, signalOf?: () => AbortSignal | undefined, work: RequestWork = {}): Promise<FlowAdmission> {
+    const now = this.admitNow(classification, work);
+    if (now) return Promise.resolve(now);
     const labels = labelsOf(classification);
     const metrics = this.#options.metrics;
-    const entry = this.#queueSets.get(classification.priorityLevel.metadata.name ?? "");
-    if (!entry) {
-      metrics.flowControlDispatched(labels);
-      return Promise.resolve(exemptAdmission);
-    }
+    // admitNow lets every request of a level without a queue set through: this one has one.
+    const entry = this.#queueSets.get(classification.priorityLevel.metadata.name ?? "") as { set: QueueSet };
     const flowKey = this.#flowKey(classification.flowSchema.metadata.name ?? "", classification.distinguisher);
     // One reaction, no async frame: a request admitted at once costs no extra turns of the microtask queue.
     return entry.set.acquire(flowKey, signalOf, work).then((admission) => {
