@@ -42,22 +42,30 @@ async function firstWatchEvent(server: APIServer, url: string, accept: (event: {
 
 const coreEvents = "/api/v1/namespaces/default/events";
 
+/** A core Event named `<pod>.1` about Pod `pod` in `default` (a kubelet's "Started"), with `extra` members. */
+function startedEvent(pod: string, message: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { name: `${pod}.1` },
+    involvedObject: { kind: "Pod", name: pod, namespace: "default" },
+    reason: "Started",
+    message,
+    type: "Normal",
+    ...extra,
+  };
+}
+
 describe("a kind stored as another resource (events v1)", () => {
   it("serves a core Event through events.k8s.io/v1 in that group's shape, and lists and watches it", async () => {
     const server = new APIServer({ domain: "k8s.io" });
     const eventsV1 = "/apis/events.k8s.io/v1/namespaces/default/events";
-    const created = await call(server, "POST", coreEvents, {
-      apiVersion: "v1",
-      kind: "Event",
-      metadata: { name: "pod-a.1" },
-      involvedObject: { kind: "Pod", name: "pod-a", namespace: "default" },
-      reason: "Started",
-      message: "Started container",
-      type: "Normal",
-      count: 2,
-      firstTimestamp: "2026-11-21T20:49:14Z",
-      source: { component: "kubelet", host: "node-1" },
-    });
+    const created = await call(
+      server,
+      "POST",
+      coreEvents,
+      startedEvent("pod-a", "Started container", { count: 2, firstTimestamp: "2026-11-21T20:49:14Z", source: { component: "kubelet", host: "node-1" } }),
+    );
     expect(created.status).toBe(201);
     const got = await call(server, "GET", `${eventsV1}/pod-a.1`);
     expect(got.status).toBe(200);
@@ -98,15 +106,7 @@ describe("a kind stored as another resource (events v1)", () => {
       expect(res.status).toBe(200);
       return res.body as string;
     };
-    const created = await call(server, "POST", coreEvents, {
-      apiVersion: "v1",
-      kind: "Event",
-      metadata: { name: "pod-b.1" },
-      involvedObject: { kind: "Pod", name: "pod-b", namespace: "default" },
-      reason: "Started",
-      message: "first",
-      type: "Normal",
-    });
+    const created = await call(server, "POST", coreEvents, startedEvent("pod-b", "first"));
     const first = await raw(`${eventsV1}/pod-b.1`);
     expect(await raw(`${eventsV1}/pod-b.1`)).toBe(first);
     expect(JSON.parse(first)).toMatchObject({ apiVersion: "events.k8s.io/v1", note: "first" });
